@@ -1,0 +1,186 @@
+//! One closed-loop generator's request stream (Chen 1992, section 3.4).
+//!
+//! Each generator owns one file of `U = uniqueBytes / processNum / blockSize`
+//! blocks and draws, per request:
+//! - the direction: a read with probability `readFrac`;
+//! - the size in blocks: `1 + Binomial(2m - 2, 1/2)` with
+//!   `m = sizeMean / blockSize` (rounded to the nearest half block), clamped
+//!   to `U`; the mean is `sizeMean` and the size is never 0;
+//! - the address: with probability `seqFrac` the request starts where this
+//!   generator's previous request ended; it wraps to block 0 when it would
+//!   run past the end of the file. Otherwise a depth `~ Binomial(U - 1, 1/2)`
+//!   is drawn in the generator's LRU stack, and the request starts at the
+//!   block found there (moved back so that the request fits in the file).
+//!
+//! # The LRU stack
+//! - It starts as a seeded random permutation of the file's blocks, so that
+//!   the blocks the model keeps returning to are spread over the whole file
+//!   rather than bunched in one half of it.
+//! - Every block a request covers, sequential or not, is moved to the top, in
+//!   ascending address order (the last block ends on top), exactly as an LRU
+//!   cache of blocks would see the request. The stack therefore *is* the
+//!   generator's own LRU cache order: a cache of `C` blocks private to one
+//!   generator hits a random request exactly when its depth is below `C`.
+//! - Because the depth is `Binomial(U - 1, 1/2)` (mean `U/2`, standard
+//!   deviation `sqrt(U)/2`), random single-block requests keep coming back to
+//!   about the top half of the stack; blocks that sink below it are reached
+//!   again only by sequential or multi-block requests. That is Chen's model,
+//!   and why a cache of `C` blocks covers random requests up to `U ≈ 2C`.
+//!
+//! Cost per request: O(log U) per block the request covers (see
+//! [`crate::lru`]). The first request's "previous end" is block 0.
+
+use crate::lru::LruStack;
+use crate::workload::Workload;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_distr::{Binomial, Distribution};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Read or write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// Read from the file.
+    Read,
+    /// Overwrite part of the file.
+    Write,
+}
+
+/// One request, in bytes relative to the start of the generator's file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// Read or write.
+    pub op: Op,
+    /// Byte offset in the generator's file (block-aligned).
+    pub offset: u64,
+    /// Length in bytes (whole blocks, at least one).
+    pub len: u64,
+    /// True if the request was drawn as sequential.
+    pub seq: bool,
+}
+
+/// The request stream of one generator. Deterministic for a given workload,
+/// seed and generator index; does no I/O.
+#[derive(Clone, Debug)]
+pub struct Generator {
+    stack: LruStack,
+    rng: Xoshiro256PlusPlus,
+    read_frac: f64,
+    seq_frac: f64,
+    size: Binomial,
+    depth: Binomial,
+    blocks: u64,
+    block_size: u64,
+    prev_end: u64,
+}
+
+impl Generator {
+    /// Generator number `index` of workload `w` (which must be valid).
+    pub fn new(w: &Workload, index: u32, seed: u64) -> Generator {
+        let blocks = w.blocks_per_generator();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+            seed ^ u64::from(index).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        );
+        let mut order: Vec<u32> = (0..blocks as u32).collect();
+        order.shuffle(&mut rng);
+        Generator {
+            stack: LruStack::new(&order),
+            rng,
+            read_frac: w.read_frac,
+            seq_frac: w.seq_frac,
+            size: Binomial::new(w.size_trials(), 0.5).expect("p = 0.5 is valid"),
+            depth: Binomial::new(blocks - 1, 0.5).expect("p = 0.5 is valid"),
+            blocks,
+            block_size: w.block_size.0,
+            prev_end: 0,
+        }
+    }
+
+    /// Blocks in this generator's file.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// The next request.
+    pub fn next_request(&mut self) -> Request {
+        let op = if self.rng.random_bool(self.read_frac) { Op::Read } else { Op::Write };
+        let n = (1 + self.size.sample(&mut self.rng)).min(self.blocks);
+        let seq = self.rng.random_bool(self.seq_frac);
+        let start = if seq {
+            if self.prev_end + n > self.blocks {
+                0
+            } else {
+                self.prev_end
+            }
+        } else {
+            let d = self.depth.sample(&mut self.rng);
+            u64::from(self.stack.at_depth(d)).min(self.blocks - n)
+        };
+        for b in start..start + n {
+            self.stack.touch(b as u32);
+        }
+        self.prev_end = start + n;
+        Request { op, offset: start * self.block_size, len: n * self.block_size, seq }
+    }
+
+    /// The generator's LRU stack, top first. O(U): for tests.
+    pub fn stack_top_first(&self) -> Vec<u32> {
+        self.stack.to_vec()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Bytes;
+
+    fn wl(unique: u64, size: u64, read: f64, seq: f64) -> Workload {
+        Workload {
+            unique_bytes: Bytes(unique),
+            size_mean: Bytes(size),
+            read_frac: read,
+            seq_frac: seq,
+            process_num: 1,
+            cpu_think: Default::default(),
+            block_size: Bytes(4096),
+        }
+    }
+
+    #[test]
+    fn same_seed_same_stream_other_seed_other_stream() {
+        let w = wl(64 << 20, 16 << 10, 0.5, 0.5);
+        let run = |seed| {
+            let mut g = Generator::new(&w, 0, seed);
+            (0..1000).map(|_| g.next_request()).collect::<Vec<_>>()
+        };
+        assert_eq!(run(1), run(1));
+        assert_ne!(run(1), run(2));
+    }
+
+    #[test]
+    fn sequential_requests_continue_the_previous_one() {
+        let w = wl(1 << 20, 12 << 10, 0.5, 0.7);
+        let mut g = Generator::new(&w, 0, 3);
+        let mut prev_end = 0;
+        for _ in 0..10_000 {
+            let r = g.next_request();
+            assert_eq!(r.offset % 4096, 0);
+            assert!(r.len >= 4096 && r.offset + r.len <= 1 << 20);
+            if r.seq {
+                assert!(r.offset == prev_end || r.offset == 0, "{r:?} after {prev_end}");
+            }
+            prev_end = r.offset + r.len;
+        }
+    }
+
+    #[test]
+    fn a_random_request_starts_at_the_block_at_its_depth_and_lands_on_top() {
+        let w = wl(256 * 4096, 4096, 1.0, 0.0);
+        let mut g = Generator::new(&w, 0, 9);
+        for _ in 0..1000 {
+            let r = g.next_request();
+            assert_eq!(g.stack_top_first()[0] as u64, r.offset / 4096);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Willy: Peter Chen's closed-loop I/O workload generator, willy's I/O
+//! engines, and the measurement around them.
+//!
+//! - [`workload`]: the five-parameter workload and its validation;
+//! - [`generator`]: the request stream of one generator (no I/O);
+//! - [`engine`]: the one trait every I/O engine implements, and the engines;
+//! - [`target`]: the files or raw device a run writes to, and its safety checks;
+//! - [`run`]: the core loop that times every request and the stopping rule;
+//! - [`stats`]: batch means and confidence intervals;
+//! - [`report`]: the versioned result document.
+//!
+//! ```
+//! use willy::{generator::Generator, workload::Workload};
+//! let w = Workload::from_json(r#"{"uniqueBytes":"8MiB","sizeMean":"8KiB",
+//!     "readFrac":0.5,"seqFrac":0.2,"processNum":1}"#).unwrap();
+//! let mut g = Generator::new(&w, 0, 42);
+//! let r = g.next_request();
+//! assert!(r.len >= 4096 && r.offset + r.len <= 8 << 20);
+//! ```
+#![deny(missing_docs)]
+
+pub mod generator;
+pub mod lru;
+pub mod units;
+pub mod workload;
+
+/// Errors from the willy library. `Usage` errors are the user's input (the
+/// binary exits 2); the rest are failures while running (exit 1).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A workload that cannot be parsed or is out of range.
+    #[error("bad workload: {0}")]
+    BadWorkload(String),
+    /// Any other bad input: target, flags, environment.
+    #[error("{0}")]
+    Usage(String),
+    /// An I/O failure while running, with what was being done.
+    #[error("{context}: {source}")]
+    Io {
+        /// What willy was doing.
+        context: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The run was interrupted (Ctrl-C).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+impl Error {
+    /// True if the error is the user's input rather than a failure.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, Error::BadWorkload(_) | Error::Usage(_))
+    }
+
+    /// An I/O error with context.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Error {
+        Error::Io { context: context.into(), source }
+    }
+}
