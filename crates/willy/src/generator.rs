@@ -104,7 +104,11 @@ impl Generator {
 
     /// The next request.
     pub fn next_request(&mut self) -> Request {
-        let op = if self.rng.random_bool(self.read_frac) { Op::Read } else { Op::Write };
+        let op = if self.rng.random_bool(self.read_frac) {
+            Op::Read
+        } else {
+            Op::Write
+        };
         let n = (1 + self.size.sample(&mut self.rng)).min(self.blocks);
         let seq = self.rng.random_bool(self.seq_frac);
         let start = if seq {
@@ -121,7 +125,12 @@ impl Generator {
             self.stack.touch(b as u32);
         }
         self.prev_end = start + n;
-        Request { op, offset: start * self.block_size, len: n * self.block_size, seq }
+        Request {
+            op,
+            offset: start * self.block_size,
+            len: n * self.block_size,
+            seq,
+        }
     }
 
     /// The generator's LRU stack, top first. O(U): for tests.
@@ -168,7 +177,10 @@ mod tests {
             assert_eq!(r.offset % 4096, 0);
             assert!(r.len >= 4096 && r.offset + r.len <= 1 << 20);
             if r.seq {
-                assert!(r.offset == prev_end || r.offset == 0, "{r:?} after {prev_end}");
+                assert!(
+                    r.offset == prev_end || r.offset == 0,
+                    "{r:?} after {prev_end}"
+                );
             }
             prev_end = r.offset + r.len;
         }

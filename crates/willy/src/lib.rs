@@ -19,8 +19,14 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod engine;
 pub mod generator;
 pub mod lru;
+pub mod report;
+pub mod run;
+pub mod stats;
+pub mod sysinfo;
+pub mod target;
 pub mod units;
 pub mod workload;
 
@@ -55,6 +61,9 @@ impl Error {
 
     /// An I/O error with context.
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Error {
-        Error::Io { context: context.into(), source }
+        Error::Io {
+            context: context.into(),
+            source,
+        }
     }
 }

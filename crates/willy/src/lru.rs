@@ -57,7 +57,10 @@ impl LruStack {
     /// of `0..U`, with `1 <= U < 2^31`.
     pub fn new(order: &[u32]) -> LruStack {
         let u = order.len() as u64;
-        assert!(u >= 1 && u < (1 << 31), "LruStack needs 1 <= U < 2^31 blocks, got {u}");
+        assert!(
+            u >= 1 && u < (1 << 31),
+            "LruStack needs 1 <= U < 2^31 blocks, got {u}"
+        );
         // Span bound from SWEEP_PER_TOUCH, plus slack for whole-word chunks.
         let ring = (3 * u + 8 * WORD).div_ceil(WORD) * WORD;
         let mut s = LruStack {
@@ -74,7 +77,10 @@ impl LruStack {
             credit: 0,
         };
         for &b in order {
-            assert!((b as u64) < u && s.block_pos[b as usize] == i64::MIN, "order must be a permutation of 0..U");
+            assert!(
+                (b as u64) < u && s.block_pos[b as usize] == i64::MIN,
+                "order must be a permutation of 0..U"
+            );
             let p = s.hi;
             s.place(b, p);
             s.hi += 1;
@@ -105,7 +111,11 @@ impl LruStack {
 
     /// The block at `depth` (0 = most recently used). O(log U).
     pub fn at_depth(&self, depth: u64) -> u32 {
-        assert!(depth < self.u, "depth {depth} out of range for {} blocks", self.u);
+        assert!(
+            depth < self.u,
+            "depth {depth} out of range for {} blocks",
+            self.u
+        );
         let k = self.u - 1 - depth; // rank from the bottom, 0-based
         let start = self.slot(self.lo);
         let before = self.prefix_slots(start);
@@ -197,7 +207,11 @@ impl LruStack {
         let word = s / WORD;
         let end_in_word = WORD - s % WORD;
         let len = end_in_word.min((self.hi - self.cursor) as u64);
-        let mask = if len == WORD { u64::MAX } else { ((1u64 << len) - 1) << (s % WORD) };
+        let mask = if len == WORD {
+            u64::MAX
+        } else {
+            ((1u64 << len) - 1) << (s % WORD)
+        };
         let mut live = self.bits[word as usize] & mask;
         let moved = live.count_ones();
         if moved > 0 {
@@ -307,7 +321,8 @@ mod tests {
 
     #[test]
     fn select_in_word_finds_each_bit() {
-        let w = 0b1011_0000_0000_0000_0000_0000_0000_0000_0000_0001_0000_0100_1000_0000_0000_0001u64;
+        let w =
+            0b1011_0000_0000_0000_0000_0000_0000_0000_0000_0001_0000_0100_1000_0000_0000_0001u64;
         let ones: Vec<u64> = (0..64).filter(|i| w >> i & 1 == 1).collect();
         for (k, &i) in ones.iter().enumerate() {
             assert_eq!(select_in_word(w, k as u32), i);

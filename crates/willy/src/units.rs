@@ -83,7 +83,9 @@ impl<'de> Deserialize<'de> for Bytes {
                 if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v < u64::MAX as f64 {
                     Ok(Bytes(v as u64))
                 } else {
-                    Err(E::custom(format!("byte size must be a whole, non-negative number, got {v}")))
+                    Err(E::custom(format!(
+                        "byte size must be a whole, non-negative number, got {v}"
+                    )))
                 }
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Bytes, E> {
@@ -118,16 +120,18 @@ impl Think {
         if let Ok(secs) = s.parse::<f64>() {
             return Think::from_secs(secs);
         }
-        humantime::parse_duration(s)
-            .map(Think)
-            .map_err(|e| format!("cannot parse duration {s:?}: {e} (try e.g. \"500us\" or \"2ms\")"))
+        humantime::parse_duration(s).map(Think).map_err(|e| {
+            format!("cannot parse duration {s:?}: {e} (try e.g. \"500us\" or \"2ms\")")
+        })
     }
 
     fn from_secs(secs: f64) -> Result<Think, String> {
         if secs.is_finite() && (0.0..=3600.0).contains(&secs) {
             Ok(Think(Duration::from_secs_f64(secs)))
         } else {
-            Err(format!("duration must be between 0 and 3600 seconds, got {secs}"))
+            Err(format!(
+                "duration must be between 0 and 3600 seconds, got {secs}"
+            ))
         }
     }
 }

@@ -64,7 +64,12 @@ impl WorkloadPatch {
     /// Parses a workload file's text. Errors name the line and column.
     pub fn from_json(text: &str) -> Result<WorkloadPatch, Error> {
         serde_json::from_str(text).map_err(|e| {
-            Error::BadWorkload(format!("{} (line {}, column {})", strip_position(&e), e.line(), e.column()))
+            Error::BadWorkload(format!(
+                "{} (line {}, column {})",
+                strip_position(&e),
+                e.line(),
+                e.column()
+            ))
         })
     }
 
@@ -119,7 +124,10 @@ impl Workload {
         let bad = |m: String| Err(Error::BadWorkload(m));
         let bs = self.block_size.0;
         if bs < 512 || !bs.is_power_of_two() || bs > (64 << 20) {
-            return bad(format!("blockSize must be a power of two from 512 B to 64 MiB, got {}", self.block_size.0));
+            return bad(format!(
+                "blockSize must be a power of two from 512 B to 64 MiB, got {}",
+                self.block_size.0
+            ));
         }
         for (k, v) in [("readFrac", self.read_frac), ("seqFrac", self.seq_frac)] {
             if !(0.0..=1.0).contains(&v) {
@@ -127,7 +135,10 @@ impl Workload {
             }
         }
         if self.process_num == 0 || self.process_num > MAX_PROCESS_NUM {
-            return bad(format!("processNum must be between 1 and {MAX_PROCESS_NUM}, got {}", self.process_num));
+            return bad(format!(
+                "processNum must be between 1 and {MAX_PROCESS_NUM}, got {}",
+                self.process_num
+            ));
         }
         if self.size_mean.0 < bs {
             return bad(format!(
@@ -202,25 +213,47 @@ mod tests {
 
     #[test]
     fn malformed_json_names_line_and_column() {
-        let e = Workload::from_json("{\n \"uniqueBytes\": 5,,\n}").unwrap_err().to_string();
+        let e = Workload::from_json("{\n \"uniqueBytes\": 5,,\n}")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("line 2, column"), "{e}");
     }
 
     #[test]
     fn unknown_keys_are_rejected() {
-        let e = Workload::from_json(&OK.replace("seqFrac", "seqFraction")).unwrap_err().to_string();
+        let e = Workload::from_json(&OK.replace("seqFrac", "seqFraction"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown field `seqFraction`"), "{e}");
     }
 
     #[test]
     fn out_of_range_values_are_rejected() {
         for (from, to, needle) in [
-            ("\"readFrac\":0.5", "\"readFrac\":1.5", "readFrac must be between 0 and 1"),
-            ("\"processNum\":4", "\"processNum\":0", "processNum must be between"),
-            ("\"sizeMean\":\"16KiB\"", "\"sizeMean\":\"1KiB\"", "at least blockSize"),
-            ("\"sizeMean\":\"16KiB\"", "\"sizeMean\":\"32MiB\"", "larger than a generator's file"),
+            (
+                "\"readFrac\":0.5",
+                "\"readFrac\":1.5",
+                "readFrac must be between 0 and 1",
+            ),
+            (
+                "\"processNum\":4",
+                "\"processNum\":0",
+                "processNum must be between",
+            ),
+            (
+                "\"sizeMean\":\"16KiB\"",
+                "\"sizeMean\":\"1KiB\"",
+                "at least blockSize",
+            ),
+            (
+                "\"sizeMean\":\"16KiB\"",
+                "\"sizeMean\":\"32MiB\"",
+                "larger than a generator's file",
+            ),
         ] {
-            let e = Workload::from_json(&OK.replace(from, to)).unwrap_err().to_string();
+            let e = Workload::from_json(&OK.replace(from, to))
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(needle), "{to}: {e}");
         }
     }
@@ -228,7 +261,10 @@ mod tests {
     #[test]
     fn overlay_prefers_the_override() {
         let base = WorkloadPatch::from_json(OK).unwrap();
-        let over = WorkloadPatch { size_mean: Some(Bytes(8192)), ..Default::default() };
+        let over = WorkloadPatch {
+            size_mean: Some(Bytes(8192)),
+            ..Default::default()
+        };
         let w = base.overlay(over).build().unwrap();
         assert_eq!(w.size_mean.0, 8192);
         assert_eq!(w.process_num, 4);

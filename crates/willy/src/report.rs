@@ -1,0 +1,171 @@
+//! The result of one `willy run`: a versioned JSON document.
+//!
+//! Its JSON Schema is generated from these types ([`schema`]) and checked in
+//! as `docs/schema/run.schema.json`; a test keeps the two equal.
+
+use crate::engine::EngineKind;
+use crate::sysinfo::SystemInfo;
+use crate::target::TargetKind;
+use crate::workload::Workload;
+use serde::{Deserialize, Serialize};
+
+/// Version of the run document. Bump on any incompatible change.
+pub const RUN_SCHEMA_VERSION: u32 = 1;
+
+/// One measured workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RunReport {
+    /// Always `"willy-run"`.
+    pub kind: String,
+    /// [`RUN_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The workload, as validated.
+    pub workload: Workload,
+    /// The engine that moved the bytes.
+    pub engine: EngineKind,
+    /// Where the I/O went.
+    pub target: TargetInfo,
+    /// True when the target was simulated and durations are virtual.
+    pub simulated: bool,
+    /// The seed of the generators.
+    pub seed: u64,
+    /// Combined throughput over the measurement, in bytes per second.
+    pub throughput_bytes_per_sec: f64,
+    /// Combined requests per second.
+    pub iops: f64,
+    /// Relative half-width of the 95% confidence interval of mean throughput
+    /// (0.05 = ±5%), by batch means. `null` if it could not be computed.
+    pub ci95_rel: Option<f64>,
+    /// Length of the measurement in seconds (after the warm start).
+    pub duration_secs: f64,
+    /// Reads.
+    pub reads: DirectionStats,
+    /// Writes.
+    pub writes: DirectionStats,
+    /// Bytes moved during the measurement, both directions.
+    pub bytes_transferred: u64,
+    /// Requests completed during the measurement, both directions.
+    pub requests: u64,
+    /// CPU time willy used during the measurement.
+    pub cpu: CpuUsage,
+    /// The warm start before the measurement.
+    pub warmup: WarmupInfo,
+    /// How the measurement was stopped.
+    pub stopping: StoppingInfo,
+    /// The machine.
+    pub system: SystemInfo,
+}
+
+/// The target of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TargetInfo {
+    /// Directory, device or simulator preset.
+    pub path: String,
+    /// Files, device or simulated.
+    pub kind: TargetKind,
+    /// Whether O_DIRECT was used.
+    pub direct: bool,
+}
+
+/// Throughput and latency for one direction.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct DirectionStats {
+    /// Requests completed.
+    pub requests: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Bytes per second over the measurement.
+    pub throughput_bytes_per_sec: f64,
+    /// Requests per second over the measurement.
+    pub iops: f64,
+    /// Latency from submission to completion, in microseconds. `null` when
+    /// no request of this direction completed.
+    pub latency_us: Option<Latency>,
+}
+
+/// Latency percentiles in microseconds (HDR histogram, 3 significant digits).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Latency {
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+/// CPU time of the willy process during the measurement.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CpuUsage {
+    /// User time, seconds.
+    pub user_secs: f64,
+    /// System time, seconds.
+    pub system_secs: f64,
+    /// (user + system) / duration: 1.0 is one core busy.
+    pub cores_busy: f64,
+}
+
+/// The warm start ("run the workload and discard the first run").
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct WarmupInfo {
+    /// How long it ran, seconds.
+    pub secs: f64,
+    /// Bytes moved while priming.
+    pub bytes: u64,
+    /// True if it moved `uniqueBytes` bytes; false if it hit its time limit.
+    pub complete: bool,
+}
+
+/// The stopping rule's settings and outcome.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StoppingInfo {
+    /// Target relative half-width.
+    pub target_ci95_rel: f64,
+    /// Whether the target was reached (else the maximum duration was).
+    pub target_met: bool,
+    /// Interval length, seconds.
+    pub interval_secs: f64,
+    /// Intervals measured.
+    pub intervals: u64,
+    /// Batches used by batch means.
+    pub batches: u64,
+    /// Minimum duration, seconds.
+    pub min_secs: f64,
+    /// Maximum duration, seconds.
+    pub max_secs: f64,
+    /// Throughput of each interval, bytes per second: the raw series.
+    pub interval_throughput: Vec<f64>,
+}
+
+/// The JSON Schema of [`RunReport`], pretty-printed.
+pub fn schema() -> String {
+    let s = schemars::schema_for!(RunReport);
+    serde_json::to_string_pretty(&s).expect("schema serialises") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn checked_in_schema_is_current() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/schema/run.schema.json"
+        );
+        let want = super::schema();
+        if std::env::var_os("WILLY_BLESS").is_some() {
+            std::fs::create_dir_all(std::path::Path::new(path).parent().unwrap()).unwrap();
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            have == want,
+            "docs/schema/run.schema.json is stale: rerun with WILLY_BLESS=1"
+        );
+    }
+}

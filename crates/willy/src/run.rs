@@ -1,0 +1,583 @@
+//! The core loop: closed-loop generators driving an engine, timed here.
+//!
+//! # Phases
+//! 1. **Warm start.** The workload runs unmeasured until the generators
+//!    together have moved `uniqueBytes` bytes (Chen: run the workload once
+//!    and discard that run) and at least `warmup_min` has passed, or until
+//!    `warmup_max`, whichever is first. The report says which.
+//! 2. **Measurement.** Time is cut into intervals of `interval`. A request
+//!    counts in the interval in which it completes. After each interval the
+//!    batch-means 95% interval of mean throughput ([`crate::stats`]) is
+//!    computed; the run stops once its relative half-width is at most
+//!    `target_ci_rel` and `min_duration` has passed, or at `max_duration`.
+//!    Throughput is the bytes of the measured intervals over their length;
+//!    requests in flight at the end are drained and not counted.
+//!
+//! Latency is stamped here, right before `submit` and right after `reap`,
+//! identically for every engine.
+
+use crate::engine::{self, Completion, Engine, EngineKind, Io};
+use crate::generator::{Generator, Op};
+use crate::report::{CpuUsage, DirectionStats, Latency, StoppingInfo, WarmupInfo};
+use crate::stats::batch_means;
+use crate::target::Target;
+use crate::workload::Workload;
+use crate::Error;
+use hdrhistogram::Histogram;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How to run and when to stop.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// The engine.
+    pub engine: EngineKind,
+    /// Seed of the generators.
+    pub seed: u64,
+    /// Measurement interval (default 250 ms).
+    pub interval: Duration,
+    /// Shortest measurement (default 5 s).
+    pub min_duration: Duration,
+    /// Longest measurement (default 60 s).
+    pub max_duration: Duration,
+    /// Target relative half-width of the 95% interval (default 0.05).
+    pub target_ci_rel: f64,
+    /// Shortest warm start (default 1 s).
+    pub warmup_min: Duration,
+    /// Longest warm start (default 60 s).
+    pub warmup_max: Duration,
+    /// Set from outside (Ctrl-C) to stop the run.
+    pub interrupt: Arc<AtomicBool>,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            engine: EngineKind::Uring,
+            seed: 1,
+            interval: Duration::from_millis(250),
+            min_duration: Duration::from_secs(5),
+            max_duration: Duration::from_secs(60),
+            target_ci_rel: 0.05,
+            warmup_min: Duration::from_secs(1),
+            warmup_max: Duration::from_secs(60),
+            interrupt: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+impl RunConfig {
+    /// Checks the settings.
+    pub fn validate(&self) -> Result<(), Error> {
+        let bad = |m: &str| Err(Error::Usage(m.to_string()));
+        if self.interval.is_zero() {
+            return bad("the measurement interval must be positive");
+        }
+        if self.max_duration < self.min_duration {
+            return bad("the maximum duration must not be below the minimum duration");
+        }
+        if self.max_duration < self.interval * crate::stats::MIN_BATCHES as u32 {
+            return bad("the maximum duration must hold at least 10 intervals");
+        }
+        if !(self.target_ci_rel > 0.0 && self.target_ci_rel < 1.0) {
+            return bad("the target confidence half-width must be between 0 and 1 (e.g. 0.05)");
+        }
+        if self.warmup_max < self.warmup_min {
+            return bad("the maximum warm-up must not be below the minimum warm-up");
+        }
+        Ok(())
+    }
+}
+
+/// What the progress display is told, a few times a second.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    /// True once the warm start is over.
+    pub measuring: bool,
+    /// Seconds in the current phase.
+    pub phase_secs: f64,
+    /// Bytes moved in the warm start so far.
+    pub warmup_bytes: u64,
+    /// Bytes the warm start aims at (uniqueBytes).
+    pub warmup_target_bytes: u64,
+    /// Warm-up time limit, seconds.
+    pub warmup_max_secs: f64,
+    /// Measured intervals so far.
+    pub intervals: u64,
+    /// Throughput so far, bytes per second.
+    pub throughput: f64,
+    /// Current relative half-width (infinite until computable).
+    pub ci_rel: f64,
+    /// Target relative half-width.
+    pub target_ci_rel: f64,
+    /// Maximum duration, seconds.
+    pub max_secs: f64,
+}
+
+/// The measurement: everything of a [`crate::report::RunReport`] that the
+/// core loop knows.
+#[derive(Clone, Debug)]
+pub struct Measurement {
+    /// Combined bytes per second.
+    pub throughput_bytes_per_sec: f64,
+    /// Combined requests per second.
+    pub iops: f64,
+    /// Relative 95% half-width, if computable.
+    pub ci95_rel: Option<f64>,
+    /// Seconds measured.
+    pub duration_secs: f64,
+    /// Reads.
+    pub reads: DirectionStats,
+    /// Writes.
+    pub writes: DirectionStats,
+    /// CPU used during the measurement.
+    pub cpu: CpuUsage,
+    /// The warm start.
+    pub warmup: WarmupInfo,
+    /// The stopping rule.
+    pub stopping: StoppingInfo,
+}
+
+#[derive(Default)]
+struct Bucket {
+    read_bytes: AtomicU64,
+    reads: AtomicU64,
+    write_bytes: AtomicU64,
+    writes: AtomicU64,
+}
+
+/// Shared between the workers: the phase, the interval buckets and the
+/// stopping decision. Lock-free on the request path.
+struct Meter {
+    t0: u64,
+    interval: u64,
+    min: u64,
+    max: u64,
+    target_rel: f64,
+    warm_target: u64,
+    warm_min: u64,
+    warm_max: u64,
+    measure_start: AtomicU64,
+    warm_bytes: AtomicU64,
+    buckets: Vec<Bucket>,
+    evaluated: AtomicU64,
+    final_intervals: AtomicU64,
+    done: AtomicBool,
+    ci_rel_bits: AtomicU64,
+    interrupt: Arc<AtomicBool>,
+    failure: Mutex<Option<Error>>,
+    cpu: Mutex<(Option<(f64, f64)>, Option<(f64, f64)>)>,
+}
+
+const NOT_YET: u64 = u64::MAX;
+
+impl Meter {
+    fn new(cfg: &RunConfig, w: &Workload, t0: u64) -> Meter {
+        let interval = cfg.interval.as_nanos() as u64;
+        let max = cfg.max_duration.as_nanos() as u64;
+        Meter {
+            t0,
+            interval,
+            min: cfg.min_duration.as_nanos() as u64,
+            max,
+            target_rel: cfg.target_ci_rel,
+            warm_target: w.total_bytes(),
+            warm_min: cfg.warmup_min.as_nanos() as u64,
+            warm_max: cfg.warmup_max.as_nanos() as u64,
+            measure_start: AtomicU64::new(NOT_YET),
+            warm_bytes: AtomicU64::new(0),
+            buckets: (0..max.div_ceil(interval) + 2)
+                .map(|_| Bucket::default())
+                .collect(),
+            evaluated: AtomicU64::new(0),
+            final_intervals: AtomicU64::new(0),
+            done: AtomicBool::new(false),
+            ci_rel_bits: AtomicU64::new(f64::INFINITY.to_bits()),
+            interrupt: cfg.interrupt.clone(),
+            failure: Mutex::new(None),
+            cpu: Mutex::new((None, None)),
+        }
+    }
+
+    /// Counts a completion at `t`; true if it falls in the measurement.
+    fn record(&self, t: u64, op: Op, bytes: u64) -> bool {
+        let ms = self.measure_start.load(Acquire);
+        if t < ms {
+            self.warm_bytes.fetch_add(bytes, Relaxed);
+            return false;
+        }
+        let i = ((t - ms) / self.interval) as usize;
+        let Some(b) = self.buckets.get(i) else {
+            return false;
+        };
+        if self.done.load(Relaxed) && i as u64 >= self.final_intervals.load(Relaxed) {
+            return false;
+        }
+        match op {
+            Op::Read => {
+                b.read_bytes.fetch_add(bytes, Relaxed);
+                b.reads.fetch_add(1, Relaxed);
+            }
+            Op::Write => {
+                b.write_bytes.fetch_add(bytes, Relaxed);
+                b.writes.fetch_add(1, Relaxed);
+            }
+        }
+        true
+    }
+
+    fn series(&self, n: u64) -> Vec<f64> {
+        let secs = self.interval as f64 / 1e9;
+        self.buckets[..n as usize]
+            .iter()
+            .map(|b| (b.read_bytes.load(Relaxed) + b.write_bytes.load(Relaxed)) as f64 / secs)
+            .collect()
+    }
+
+    /// Moves the phase on at time `t`: ends the warm start, evaluates the
+    /// stopping rule at interval boundaries. Any thread may call it.
+    fn tick(&self, t: u64) {
+        if self.done.load(Relaxed) {
+            return;
+        }
+        if self.interrupt.load(Relaxed) {
+            self.stop_now();
+            return;
+        }
+        let ms = self.measure_start.load(Acquire);
+        if ms == NOT_YET {
+            let el = t.saturating_sub(self.t0);
+            let primed = self.warm_bytes.load(Relaxed) >= self.warm_target;
+            if (primed && el >= self.warm_min) || el >= self.warm_max {
+                if self
+                    .measure_start
+                    .compare_exchange(NOT_YET, t, AcqRel, Acquire)
+                    .is_ok()
+                {
+                    self.cpu.lock().unwrap().0 = Some(cpu_times());
+                }
+            }
+            return;
+        }
+        let k = t.saturating_sub(ms) / self.interval;
+        let seen = self.evaluated.load(Relaxed);
+        if k <= seen
+            || self
+                .evaluated
+                .compare_exchange(seen, k, AcqRel, Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        let ci = batch_means(&self.series(k));
+        self.ci_rel_bits.store(ci.rel().to_bits(), Relaxed);
+        let elapsed = k * self.interval;
+        if (elapsed >= self.min && ci.rel() <= self.target_rel) || elapsed >= self.max {
+            self.final_intervals.store(k, Relaxed);
+            self.cpu.lock().unwrap().1 = Some(cpu_times());
+            self.done.store(true, Release);
+        }
+    }
+
+    fn stop_now(&self) {
+        self.done.store(true, Release);
+    }
+
+    fn fail(&self, e: Error) {
+        self.failure.lock().unwrap().get_or_insert(e);
+        self.stop_now();
+    }
+
+    fn snapshot(&self, t: u64) -> Snapshot {
+        let ms = self.measure_start.load(Acquire);
+        let measuring = ms != NOT_YET;
+        let intervals = self.evaluated.load(Relaxed);
+        let series = if measuring {
+            self.series(intervals)
+        } else {
+            vec![]
+        };
+        Snapshot {
+            measuring,
+            phase_secs: t.saturating_sub(if measuring { ms } else { self.t0 }) as f64 / 1e9,
+            warmup_bytes: self.warm_bytes.load(Relaxed),
+            warmup_target_bytes: self.warm_target,
+            warmup_max_secs: self.warm_max as f64 / 1e9,
+            intervals,
+            throughput: if series.is_empty() {
+                0.0
+            } else {
+                series.iter().sum::<f64>() / series.len() as f64
+            },
+            ci_rel: f64::from_bits(self.ci_rel_bits.load(Relaxed)),
+            target_ci_rel: self.target_rel,
+            max_secs: self.max as f64 / 1e9,
+        }
+    }
+}
+
+/// (user, system) CPU seconds of this process.
+fn cpu_times() -> (f64, f64) {
+    // SAFETY: zeroed rusage is a valid out-parameter.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (tv(ru.ru_utime), tv(ru.ru_stime))
+}
+
+/// One generator bound to an engine slot.
+pub struct Slot {
+    gen: Generator,
+    fd: std::os::fd::RawFd,
+    base: u64,
+    busy: bool,
+    op: Op,
+    t_submit: u64,
+    ready_at: u64,
+}
+
+impl Slot {
+    /// Generator `gen` doing I/O on `fd` at offsets from `base`.
+    pub fn new(gen: Generator, fd: std::os::fd::RawFd, base: u64) -> Slot {
+        Slot {
+            gen,
+            fd,
+            base,
+            busy: false,
+            op: Op::Read,
+            t_submit: 0,
+            ready_at: 0,
+        }
+    }
+}
+
+struct Latencies {
+    read: Histogram<u64>,
+    write: Histogram<u64>,
+}
+
+impl Latencies {
+    fn new() -> Latencies {
+        let h = || Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("histogram bounds");
+        Latencies {
+            read: h(),
+            write: h(),
+        }
+    }
+}
+
+/// Runs closed loops on `slots` through `engine` until the meter says stop,
+/// then drains what is in flight.
+fn worker(
+    engine: &mut dyn Engine,
+    slots: &mut [Slot],
+    meter: &Meter,
+    think: u64,
+    lat: &mut Latencies,
+) {
+    let mut in_flight = 0usize;
+    let mut comps: Vec<Completion> = Vec::with_capacity(slots.len());
+    loop {
+        let now = engine.now();
+        meter.tick(now);
+        let stop = meter.done.load(Acquire);
+        let mut next_ready = u64::MAX;
+        if !stop {
+            for (i, s) in slots.iter_mut().enumerate() {
+                if s.busy {
+                    continue;
+                }
+                if s.ready_at > now {
+                    next_ready = next_ready.min(s.ready_at);
+                    continue;
+                }
+                let r = s.gen.next_request();
+                let io = Io {
+                    op: r.op,
+                    fd: s.fd,
+                    offset: s.base + r.offset,
+                    len: r.len as usize,
+                };
+                s.op = r.op;
+                s.t_submit = engine.now();
+                if let Err(e) = engine.submit(i, &io) {
+                    meter.fail(Error::io("submitting a request", e));
+                    break;
+                }
+                s.busy = true;
+                in_flight += 1;
+            }
+        }
+        if in_flight == 0 {
+            if meter.done.load(Acquire) {
+                return;
+            }
+            engine.sleep_until(next_ready);
+            continue;
+        }
+        comps.clear();
+        let deadline = (next_ready != u64::MAX && !stop).then_some(next_ready);
+        if let Err(e) = engine.reap(deadline, &mut comps) {
+            meter.fail(Error::io("waiting for completions", e));
+            return; // in-flight buffers stay owned by the engine until it drops
+        }
+        let t = engine.now();
+        for c in &comps {
+            let s = &mut slots[c.slot];
+            s.busy = false;
+            in_flight -= 1;
+            s.ready_at = t + think;
+            if c.result < 0 {
+                meter.fail(Error::io(
+                    format!("{:?} failed", s.op).to_lowercase(),
+                    std::io::Error::from_raw_os_error(-c.result as i32),
+                ));
+                continue;
+            }
+            if meter.record(t, s.op, c.result as u64) {
+                let h = if s.op == Op::Read {
+                    &mut lat.read
+                } else {
+                    &mut lat.write
+                };
+                h.saturating_record((t - s.t_submit).max(1));
+            }
+        }
+    }
+}
+
+/// Runs workload `w` on an opened target and measures it. `observe` is
+/// called a few times a second from the calling thread.
+pub fn run(
+    w: &Workload,
+    cfg: &RunConfig,
+    target: &Target,
+    observe: &mut dyn FnMut(&Snapshot),
+) -> Result<Measurement, Error> {
+    cfg.validate()?;
+    let max_len = (w.size_trials() + 1).min(w.blocks_per_generator()) * w.block_size.0;
+    let mut slots: Vec<Slot> = (0..w.process_num)
+        .map(|n| {
+            let (fd, base) = target.file_of(n as usize);
+            Slot::new(Generator::new(w, n, cfg.seed), fd, base)
+        })
+        .collect();
+    let think = w.cpu_think.0.as_nanos() as u64;
+    let meter = Meter::new(cfg, w, engine::monotonic_ns());
+    let latencies = Mutex::new(Latencies::new());
+    let build_err: Mutex<Option<std::io::Error>> = Mutex::new(None);
+
+    std::thread::scope(|sc| {
+        let groups: Vec<&mut [Slot]> = match cfg.engine {
+            EngineKind::Psync => slots.chunks_mut(1).collect(),
+            EngineKind::Uring | EngineKind::TokioUring => vec![&mut slots[..]],
+        };
+        let mut handles = Vec::new();
+        for (g, group) in groups.into_iter().enumerate() {
+            let (meter, latencies, build_err) = (&meter, &latencies, &build_err);
+            handles.push(sc.spawn(move || {
+                let mut e = match engine::build(
+                    cfg.engine,
+                    group.len(),
+                    max_len as usize,
+                    cfg.seed ^ g as u64,
+                ) {
+                    Ok(e) => e,
+                    Err(err) => {
+                        build_err.lock().unwrap().get_or_insert(err);
+                        meter.stop_now();
+                        return;
+                    }
+                };
+                let mut lat = Latencies::new();
+                worker(e.as_mut(), group, meter, think, &mut lat);
+                let mut all = latencies.lock().unwrap();
+                let _ = all.read.add(&lat.read);
+                let _ = all.write.add(&lat.write);
+            }));
+        }
+        while !handles.iter().all(|h| h.is_finished()) {
+            let now = engine::monotonic_ns();
+            meter.tick(now);
+            observe(&meter.snapshot(now));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+
+    if let Some(e) = build_err.into_inner().unwrap() {
+        return Err(Error::Usage(format!(
+            "cannot start the {} engine: {e}",
+            cfg.engine.name()
+        )));
+    }
+    if let Some(e) = meter.failure.lock().unwrap().take() {
+        return Err(e);
+    }
+    if cfg.interrupt.load(Relaxed) {
+        return Err(Error::Interrupted);
+    }
+    Ok(summarise(&meter, &latencies.into_inner().unwrap()))
+}
+
+fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
+    let n = m.final_intervals.load(Relaxed);
+    let secs = (n * m.interval) as f64 / 1e9;
+    let sum = |f: fn(&Bucket) -> &AtomicU64| {
+        m.buckets[..n as usize]
+            .iter()
+            .map(|b| f(b).load(Relaxed))
+            .sum::<u64>()
+    };
+    let dir = |bytes: u64, reqs: u64, h: &Histogram<u64>| DirectionStats {
+        requests: reqs,
+        bytes,
+        throughput_bytes_per_sec: bytes as f64 / secs,
+        iops: reqs as f64 / secs,
+        latency_us: (h.len() > 0).then(|| Latency {
+            mean: h.mean() / 1e3,
+            p50: h.value_at_quantile(0.50) as f64 / 1e3,
+            p90: h.value_at_quantile(0.90) as f64 / 1e3,
+            p99: h.value_at_quantile(0.99) as f64 / 1e3,
+            p999: h.value_at_quantile(0.999) as f64 / 1e3,
+            max: h.max() as f64 / 1e3,
+        }),
+    };
+    let reads = dir(sum(|b| &b.read_bytes), sum(|b| &b.reads), &lat.read);
+    let writes = dir(sum(|b| &b.write_bytes), sum(|b| &b.writes), &lat.write);
+    let series = m.series(n);
+    let ci = batch_means(&series);
+    let (c0, c1) = *m.cpu.lock().unwrap();
+    let (c0, c1) = (c0.unwrap_or_default(), c1.unwrap_or_else(cpu_times));
+    let (user, sys) = (c1.0 - c0.0, c1.1 - c0.1);
+    let ms = m.measure_start.load(Relaxed);
+    let warm_bytes = m.warm_bytes.load(Relaxed);
+    Measurement {
+        throughput_bytes_per_sec: reads.throughput_bytes_per_sec + writes.throughput_bytes_per_sec,
+        iops: reads.iops + writes.iops,
+        ci95_rel: ci.rel().is_finite().then_some(ci.rel()),
+        duration_secs: secs,
+        cpu: CpuUsage {
+            user_secs: user,
+            system_secs: sys,
+            cores_busy: (user + sys) / secs,
+        },
+        warmup: WarmupInfo {
+            secs: ms.saturating_sub(m.t0) as f64 / 1e9,
+            bytes: warm_bytes,
+            complete: warm_bytes >= m.warm_target,
+        },
+        stopping: StoppingInfo {
+            target_ci95_rel: m.target_rel,
+            target_met: ci.rel() <= m.target_rel,
+            interval_secs: m.interval as f64 / 1e9,
+            intervals: n,
+            batches: ci.batches as u64,
+            min_secs: m.min as f64 / 1e9,
+            max_secs: m.max as f64 / 1e9,
+            interval_throughput: series,
+        },
+        reads,
+        writes,
+    }
+}

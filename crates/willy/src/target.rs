@@ -1,0 +1,503 @@
+//! Where a run does its I/O: files willy creates in a directory, or a raw
+//! block device; and the checks that keep other people's data safe.
+//!
+//! - **Directory** (the default is `./willy-data`, created if missing): one
+//!   file per generator, named `willy-<pid>-<n>.dat`, created with `O_EXCL`
+//!   (willy never opens a file it did not create), fully written and synced
+//!   before anything is measured, and removed when the run ends, fails or is
+//!   interrupted. Free space is checked before any file is created.
+//! - **Block device**: always `O_DIRECT`; generator `n` uses the region
+//!   `[n * R, (n + 1) * R)` with `R = uniqueBytes / processNum`. Reads are
+//!   allowed. Writes need `allow_device_writes` and are refused when the
+//!   device, one of its partitions or a holder is mounted or in use, or when
+//!   the device or a partition holds a filesystem, partition table or other
+//!   signature. The device is then opened with `O_EXCL`, which the kernel
+//!   refuses while anything has it mounted or claimed.
+
+use crate::workload::Workload;
+use crate::Error;
+use std::ffi::CString;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// The default target directory.
+pub const DEFAULT_DIR: &str = "willy-data";
+
+/// What to open.
+#[derive(Clone, Debug)]
+pub struct TargetSpec {
+    /// A directory, a block device, or `None` for [`DEFAULT_DIR`].
+    pub path: Option<PathBuf>,
+    /// Use O_DIRECT on files (devices always use it).
+    pub direct: bool,
+    /// Permit writes to a raw device (still refused if it is in use).
+    pub allow_device_writes: bool,
+}
+
+/// An opened target, ready for I/O. Dropping it closes the files and removes
+/// every file willy created.
+#[derive(Debug)]
+pub struct Target {
+    files: Vec<File>,
+    bases: Vec<u64>,
+    created: Vec<PathBuf>,
+    created_dir: Option<PathBuf>,
+    /// What the target is, for reports.
+    pub kind: TargetKind,
+    /// The path given (or the default directory).
+    pub path: PathBuf,
+    /// Whether I/O uses O_DIRECT.
+    pub direct: bool,
+}
+
+/// A directory of files or a raw device.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    /// Files willy created in a directory.
+    Files,
+    /// A raw block device.
+    Device,
+}
+
+/// Progress while files are being written: (bytes written, bytes in all).
+/// Returning `false` stops the filling (Ctrl-C): the files are removed.
+pub type FillProgress<'a> = &'a mut dyn FnMut(u64, u64) -> bool;
+
+impl Target {
+    /// Checks and opens the target for `w`. Files are created and filled;
+    /// `progress` hears about the filling.
+    pub fn open(spec: &TargetSpec, w: &Workload, progress: FillProgress) -> Result<Target, Error> {
+        match &spec.path {
+            None => {
+                let dir = PathBuf::from(DEFAULT_DIR);
+                let created_dir = if dir.exists() {
+                    None
+                } else {
+                    std::fs::create_dir(&dir)
+                        .map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
+                    Some(dir.clone())
+                };
+                let mut t = Target::empty(TargetKind::Files, dir.clone(), spec.direct);
+                t.created_dir = created_dir;
+                t.fill_dir(&dir, w, progress)?;
+                Ok(t)
+            }
+            Some(p) => {
+                let meta = std::fs::metadata(p).map_err(|e| {
+                    Error::Usage(format!("target {} cannot be used: {}", p.display(), e))
+                })?;
+                if meta.is_dir() {
+                    let mut t = Target::empty(TargetKind::Files, p.clone(), spec.direct);
+                    t.fill_dir(p, w, progress)?;
+                    Ok(t)
+                } else if meta.file_type().is_block_device() {
+                    Target::open_device(p, meta.rdev(), w, spec.allow_device_writes)
+                } else {
+                    Err(Error::Usage(format!(
+                        "target {} is neither a directory nor a block device (willy only writes to files it creates)",
+                        p.display()
+                    )))
+                }
+            }
+        }
+    }
+
+    fn empty(kind: TargetKind, path: PathBuf, direct: bool) -> Target {
+        Target {
+            files: vec![],
+            bases: vec![],
+            created: vec![],
+            created_dir: None,
+            kind,
+            path,
+            direct,
+        }
+    }
+
+    /// Descriptor and base offset of generator `n`'s file or region.
+    pub fn file_of(&self, n: usize) -> (RawFd, u64) {
+        (self.files[n].as_raw_fd(), self.bases[n])
+    }
+
+    /// The files created, for tests and messages.
+    pub fn created_files(&self) -> &[PathBuf] {
+        &self.created
+    }
+
+    fn fill_dir(&mut self, dir: &Path, w: &Workload, progress: FillProgress) -> Result<(), Error> {
+        check_writable_dir(dir)?;
+        let need = w.total_bytes();
+        let free = free_bytes(dir)?;
+        // Keep a margin for metadata and for whoever else uses the disk.
+        let margin = (need / 50).max(64 << 20);
+        if free < need + margin {
+            return Err(Error::Usage(format!(
+                "not enough free space in {}: the workload needs {} (+{} margin), {} is free",
+                dir.display(),
+                crate::units::Bytes(need),
+                crate::units::Bytes(margin),
+                crate::units::Bytes(free)
+            )));
+        }
+        let pid = std::process::id();
+        for n in 0..w.process_num {
+            let path = dir.join(format!("willy-{pid}-{n}.dat"));
+            let mut opts = OpenOptions::new();
+            opts.read(true).write(true).create_new(true);
+            if self.direct {
+                opts.custom_flags(libc::O_DIRECT);
+            }
+            let f = match opts.open(&path) {
+                Ok(f) => f,
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) && self.direct => {
+                    // Some filesystems refuse O_DIRECT at open (ramfs, some FUSE).
+                    let _ = std::fs::remove_file(&path);
+                    return Err(Error::Usage(format!(
+                        "O_DIRECT is not supported by the filesystem of {}: drop --direct",
+                        dir.display()
+                    )));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    return Err(Error::Usage(format!(
+                        "{} already exists; willy only writes to files it creates",
+                        path.display()
+                    )))
+                }
+                Err(e) => return Err(Error::io(format!("cannot create {}", path.display()), e)),
+            };
+            self.created.push(path);
+            self.files.push(f);
+            self.bases.push(0);
+        }
+        self.fill(w, progress)
+    }
+
+    /// Writes every file in full, then syncs, so that the measurement starts
+    /// with allocated, clean files.
+    fn fill(&mut self, w: &Workload, progress: FillProgress) -> Result<(), Error> {
+        let per = w.bytes_per_generator();
+        let total = per * self.files.len() as u64;
+        let chunk = (1u64 << 20).min(per) as usize;
+        let mut buf = crate::engine::AlignedBuf::new(chunk, 0x5eed);
+        let mut done = 0u64;
+        for (n, f) in self.files.iter_mut().enumerate() {
+            let mut off = 0u64;
+            while off < per {
+                let len = chunk.min((per - off) as usize);
+                let r = f.write_all_at_direct(&buf.as_mut_slice()[..len], off);
+                if let Err(e) = r {
+                    if e.raw_os_error() == Some(libc::EINVAL) && self.direct {
+                        return Err(Error::Usage(format!(
+                            "O_DIRECT is not supported by the filesystem of {}: drop --direct",
+                            self.path.display()
+                        )));
+                    }
+                    return Err(Error::io(
+                        format!("writing {}", self.created[n].display()),
+                        e,
+                    ));
+                }
+                off += len as u64;
+                done += len as u64;
+                if !progress(done, total) {
+                    return Err(Error::Interrupted);
+                }
+            }
+            f.sync_all()
+                .map_err(|e| Error::io(format!("syncing {}", self.created[n].display()), e))?;
+        }
+        Ok(())
+    }
+
+    fn open_device(p: &Path, rdev: u64, w: &Workload, allow_writes: bool) -> Result<Target, Error> {
+        let writes = w.read_frac < 1.0;
+        if writes && !allow_writes {
+            return Err(Error::Usage(format!(
+                "the workload writes (readFrac {} < 1) to raw device {}; pass --allow-device-writes to permit it (all data on it may be destroyed)",
+                w.read_frac,
+                p.display()
+            )));
+        }
+        if writes {
+            if let Some(why) = device_in_use(p, rdev) {
+                return Err(Error::Usage(format!(
+                    "refusing to write to {}: {why}",
+                    p.display()
+                )));
+            }
+        }
+        let mut opts = OpenOptions::new();
+        opts.read(true)
+            .write(writes)
+            .custom_flags(libc::O_DIRECT | if writes { libc::O_EXCL } else { 0 });
+        let f = opts.open(p).map_err(|e| match e.raw_os_error() {
+            Some(libc::EBUSY) => Error::Usage(format!(
+                "refusing to write to {}: the device is busy (mounted or claimed)",
+                p.display()
+            )),
+            Some(libc::EACCES) | Some(libc::EPERM) => {
+                Error::Usage(format!("target {} cannot be opened: {e}", p.display()))
+            }
+            _ => Error::io(format!("opening {}", p.display()), e),
+        })?;
+        let size = device_size(&f)
+            .map_err(|e| Error::io(format!("reading the size of {}", p.display()), e))?;
+        let need = w.total_bytes();
+        if size < need {
+            return Err(Error::Usage(format!(
+                "device {} holds {} but uniqueBytes needs {}",
+                p.display(),
+                crate::units::Bytes(size),
+                crate::units::Bytes(need)
+            )));
+        }
+        let per = w.bytes_per_generator();
+        let mut t = Target::empty(TargetKind::Device, p.to_path_buf(), true);
+        for n in 0..w.process_num {
+            let f = f
+                .try_clone()
+                .map_err(|e| Error::io("duplicating the device descriptor", e))?;
+            t.files.push(f);
+            t.bases.push(u64::from(n) * per);
+        }
+        Ok(t)
+    }
+
+    /// Removes the files willy created (also done on drop).
+    pub fn cleanup(&mut self) {
+        self.files.clear();
+        for p in self.created.drain(..) {
+            let _ = std::fs::remove_file(&p);
+        }
+        if let Some(d) = self.created_dir.take() {
+            let _ = std::fs::remove_dir(&d); // only if empty
+        }
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        self.cleanup();
+    }
+}
+
+trait WriteAt {
+    fn write_all_at_direct(&mut self, buf: &[u8], off: u64) -> std::io::Result<()>;
+}
+
+impl WriteAt for File {
+    fn write_all_at_direct(&mut self, buf: &[u8], off: u64) -> std::io::Result<()> {
+        std::os::unix::fs::FileExt::write_all_at(self, buf, off)
+    }
+}
+
+fn check_writable_dir(dir: &Path) -> Result<(), Error> {
+    let c = CString::new(dir.as_os_str().as_encoded_bytes())
+        .map_err(|_| Error::Usage("target path contains a NUL byte".into()))?;
+    // SAFETY: c is a valid C string.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+        return Err(Error::Usage(format!(
+            "target {} cannot be written: {}",
+            dir.display(),
+            std::io::Error::last_os_error()
+        )));
+    }
+    // access() ignores read-only mounts for root: ask statvfs.
+    let st = statvfs(dir)?;
+    if st.f_flag & libc::ST_RDONLY != 0 {
+        return Err(Error::Usage(format!(
+            "target {} cannot be written: read-only filesystem",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+fn statvfs(dir: &Path) -> Result<libc::statvfs, Error> {
+    let c = CString::new(dir.as_os_str().as_encoded_bytes())
+        .map_err(|_| Error::Usage("target path contains a NUL byte".into()))?;
+    // SAFETY: zeroed statvfs is a valid out-parameter; c is a valid C string.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(Error::io(
+            format!("statvfs {}", dir.display()),
+            std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(st)
+}
+
+/// Bytes available to an unprivileged user in the filesystem of `dir`.
+pub fn free_bytes(dir: &Path) -> Result<u64, Error> {
+    let st = statvfs(dir)?;
+    Ok(st.f_bavail * st.f_frsize)
+}
+
+fn device_size(f: &File) -> std::io::Result<u64> {
+    // BLKGETSIZE64 = _IOR(0x12, 114, size_t)
+    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+    let mut size: u64 = 0;
+    // SAFETY: the ioctl writes one u64.
+    if unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut size) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(size)
+}
+
+/// Why a device must not be written, or `None` if nothing claims it.
+/// Looks at the device, its partitions and its holders: mounts, swap,
+/// device-mapper or md holders, and on-disk signatures.
+pub fn device_in_use(p: &Path, rdev: u64) -> Option<String> {
+    let name = sysfs_name(rdev)?;
+    let mut devs = vec![(name.clone(), rdev)];
+    if let Ok(rd) = std::fs::read_dir(format!("/sys/class/block/{name}")) {
+        for e in rd.flatten() {
+            let sub = e.path();
+            if sub.join("partition").exists() {
+                if let Some(dev) = read_dev(&sub.join("dev")) {
+                    devs.push((e.file_name().to_string_lossy().into_owned(), dev));
+                }
+            }
+        }
+    }
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let swaps = std::fs::read_to_string("/proc/swaps").unwrap_or_default();
+    for (n, dev) in &devs {
+        let mm = format!("{}:{}", libc::major(*dev), libc::minor(*dev));
+        if let Some(line) = mountinfo
+            .lines()
+            .find(|l| l.split(' ').nth(2) == Some(mm.as_str()))
+        {
+            let at = line.split(' ').nth(4).unwrap_or("?");
+            return Some(format!("/dev/{n} is mounted at {at}"));
+        }
+        if swaps
+            .lines()
+            .skip(1)
+            .any(|l| l.split_whitespace().next() == Some(&format!("/dev/{n}")))
+        {
+            return Some(format!("/dev/{n} is in use as swap"));
+        }
+        let holders = std::fs::read_dir(format!("/sys/class/block/{n}/holders"))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        if holders > 0 {
+            return Some(format!(
+                "/dev/{n} is held by another device (device-mapper, md, ...)"
+            ));
+        }
+        let path = if *n == name {
+            p.to_path_buf()
+        } else {
+            PathBuf::from(format!("/dev/{n}"))
+        };
+        if let Some(sig) = signature(&path) {
+            return Some(format!("{} holds {sig}", path.display()));
+        }
+    }
+    None
+}
+
+fn sysfs_name(rdev: u64) -> Option<String> {
+    let link = std::fs::read_link(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(rdev),
+        libc::minor(rdev)
+    ))
+    .ok()?;
+    Some(link.file_name()?.to_string_lossy().into_owned())
+}
+
+fn read_dev(p: &Path) -> Option<u64> {
+    let s = std::fs::read_to_string(p).ok()?;
+    let (a, b) = s.trim().split_once(':')?;
+    Some(libc::makedev(a.parse().ok()?, b.parse().ok()?))
+}
+
+/// Known on-disk signatures: (offset, magic, what).
+const SIGNATURES: &[(usize, &[u8], &str)] = &[
+    (1080, &[0x53, 0xEF], "an ext2/3/4 filesystem"),
+    (0, b"XFSB", "an XFS filesystem"),
+    (65600, b"_BHRfS_M", "a btrfs filesystem"),
+    (4086, b"SWAPSPACE2", "a swap area"),
+    (4086, b"SWAP-SPACE", "a swap area"),
+    (512, b"EFI PART", "a GPT partition table"),
+    (512, b"LABELONE", "an LVM physical volume"),
+    (0, b"LUKS\xba\xbe", "a LUKS volume"),
+    (3, b"NTFS    ", "an NTFS filesystem"),
+    (0, b"hsqs", "a squashfs filesystem"),
+    (1024, &[0x10, 0x20, 0xF5, 0xF2], "an F2FS filesystem"),
+    (32769, b"CD001", "an ISO 9660 filesystem"),
+    (
+        510,
+        &[0x55, 0xAA],
+        "a DOS partition table or FAT boot sector",
+    ),
+];
+
+/// The first signature found on `dev`, by willy's own table and, where the
+/// `blkid` program exists, by libblkid's full probe.
+pub fn signature(dev: &Path) -> Option<String> {
+    let mut head = vec![0u8; 72 << 10];
+    if let Ok(f) = File::open(dev) {
+        let n = read_up_to(&f, &mut head);
+        for (off, magic, what) in SIGNATURES {
+            if off + magic.len() <= n && &head[*off..off + magic.len()] == *magic {
+                return Some((*what).to_string());
+            }
+        }
+    }
+    let out = std::process::Command::new("blkid")
+        .args(["-p", "-o", "value", "-s", "TYPE"])
+        .arg(dev)
+        .output()
+        .ok()?;
+    let ty = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!ty.is_empty()).then(|| format!("a {ty} signature (blkid)"))
+}
+
+fn read_up_to(f: &File, buf: &mut [u8]) -> usize {
+    let mut n = 0;
+    while n < buf.len() {
+        match std::os::unix::fs::FileExt::read_at(f, &mut buf[n..], n as u64) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    n
+}
+
+/// Writes `text` to `path` atomically: a temporary file beside it, synced,
+/// then renamed, so a crash leaves the old file or the new one, never half.
+pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile_in(dir, path)?;
+    tmp.1.write_all(text.as_bytes())?;
+    tmp.1.sync_all()?;
+    std::fs::rename(&tmp.0, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp.0);
+    })
+}
+
+fn tempfile_in(dir: &Path, target: &Path) -> std::io::Result<(PathBuf, File)> {
+    let stem = target
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let p = dir.join(format!(".{stem}.{}.tmp", std::process::id()));
+    let f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&p)?;
+    Ok((p, f))
+}

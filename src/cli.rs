@@ -1,0 +1,121 @@
+//! Command-line flags. Parsing only: checking happens in the libraries.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::time::Duration;
+use willy::engine::EngineKind;
+use willy::units::{Bytes, Think};
+
+/// willy: a self-scaling I/O benchmark after Peter Chen (1992).
+#[derive(Parser, Debug)]
+#[command(name = "willy", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Measure one workload on a directory (default ./willy-data) or a raw device.
+    Run(RunArgs),
+    /// Print the JSON Schema of willy's documents.
+    Schema {
+        /// Which document.
+        #[arg(value_enum, default_value = "run")]
+        document: SchemaDoc,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SchemaDoc {
+    /// The document `willy run --json` writes.
+    Run,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum EngineArg {
+    /// One OS thread per generator, pread/pwrite.
+    Psync,
+    /// One io_uring (io-uring crate), processNum requests in flight.
+    Uring,
+    /// The same through the tokio-uring runtime.
+    TokioUring,
+}
+
+impl From<EngineArg> for EngineKind {
+    fn from(e: EngineArg) -> EngineKind {
+        match e {
+            EngineArg::Psync => EngineKind::Psync,
+            EngineArg::Uring => EngineKind::Uring,
+            EngineArg::TokioUring => EngineKind::TokioUring,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Workload file (JSON). Flags below override its fields. Without it,
+    /// the default workload is used (see README).
+    #[arg(long, short)]
+    pub workload: Option<PathBuf>,
+    /// A directory to create files in, or a raw block device.
+    /// [default: ./willy-data, created if missing]
+    #[arg(long, short)]
+    pub target: Option<PathBuf>,
+    /// I/O engine.
+    #[arg(long, short, value_enum, default_value = "uring")]
+    pub engine: EngineArg,
+    /// Use O_DIRECT on files (raw devices always do).
+    #[arg(long)]
+    pub direct: bool,
+    /// Write the result as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Seed of the generators.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Permit writes to a raw device (refused anyway if it is in use or holds data).
+    #[arg(long)]
+    pub allow_device_writes: bool,
+
+    /// Working-set size over all generators, e.g. 1GiB.
+    #[arg(long, help_heading = "Workload")]
+    pub unique_bytes: Option<Bytes>,
+    /// Mean request size, e.g. 16KiB.
+    #[arg(long, help_heading = "Workload")]
+    pub size_mean: Option<Bytes>,
+    /// Fraction of reads, 0 to 1.
+    #[arg(long, help_heading = "Workload")]
+    pub read_frac: Option<f64>,
+    /// Fraction of sequential requests, 0 to 1.
+    #[arg(long, help_heading = "Workload")]
+    pub seq_frac: Option<f64>,
+    /// Number of closed-loop generators.
+    #[arg(long, help_heading = "Workload")]
+    pub process_num: Option<u32>,
+    /// Think time between a completion and the next request, e.g. 1ms.
+    #[arg(long, help_heading = "Workload")]
+    pub cpu_think: Option<Think>,
+    /// Block size: alignment and unit of request sizes [default: 4KiB].
+    #[arg(long, help_heading = "Workload")]
+    pub block_size: Option<Bytes>,
+
+    /// Target relative half-width of the 95% confidence interval.
+    #[arg(long, default_value_t = 0.05, help_heading = "Stopping rule")]
+    pub ci: f64,
+    /// Shortest measurement.
+    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
+    pub min_time: Duration,
+    /// Longest measurement.
+    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
+    pub max_time: Duration,
+    /// Measurement interval (batch means works on these).
+    #[arg(long, default_value = "250ms", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
+    pub interval: Duration,
+    /// Shortest warm start.
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
+    pub warmup_min: Duration,
+    /// Longest warm start (it otherwise runs until uniqueBytes have moved).
+    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
+    pub warmup_max: Duration,
+}

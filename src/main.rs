@@ -1,0 +1,193 @@
+//! The `willy` binary: flags, configuration, progress and output. The work
+//! is done by the `willy`, `willy-predict` and `willy-scale` crates.
+//!
+//! Exit codes: 0 success, 1 a failure while running, 2 bad input (flags,
+//! workload, target), 130 interrupted.
+
+mod cli;
+mod output;
+mod progress;
+
+use anyhow::Context;
+use clap::Parser;
+use cli::{Cli, Command, RunArgs};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use willy::report::{RunReport, TargetInfo, RUN_SCHEMA_VERSION};
+use willy::run::RunConfig;
+use willy::sysinfo::SystemInfo;
+use willy::target::{Target, TargetSpec};
+use willy::workload::WorkloadPatch;
+use willy::Error;
+
+/// The workload `willy run` measures when given none: Chen's usual focal
+/// point for readFrac and seqFrac, a working set that fits in memory.
+const DEFAULT_WORKLOAD: &str =
+    r#"{"uniqueBytes":"256MiB","sizeMean":"16KiB","readFrac":0.5,"seqFrac":0.5,"processNum":2}"#;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind::*;
+            if matches!(
+                e.kind(),
+                DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            // One line: clap's first line, without its usage block.
+            let text = e.render().to_string();
+            eprintln!("{}", text.lines().next().unwrap_or("error: bad arguments"));
+            return ExitCode::from(2);
+        }
+    };
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
+    let result = match cli.command {
+        Command::Run(args) => cmd_run(args, interrupt),
+        Command::Schema { .. } => {
+            print!("{}", willy::report::schema());
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let lib = e.downcast_ref::<Error>();
+            if matches!(lib, Some(Error::Interrupted)) {
+                eprintln!("willy: interrupted; the files willy created were removed");
+                return ExitCode::from(130);
+            }
+            eprintln!("willy: {e:#}");
+            if lib.is_some_and(Error::is_usage) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}
+
+fn workload_of(args: &RunArgs) -> Result<willy::workload::Workload, Error> {
+    let base = match &args.workload {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                Error::Usage(format!("cannot read workload file {}: {e}", p.display()))
+            })?;
+            WorkloadPatch::from_json(&text).map_err(|e| match e {
+                Error::BadWorkload(m) => Error::BadWorkload(format!("{}: {m}", p.display())),
+                other => other,
+            })?
+        }
+        None => WorkloadPatch::from_json(DEFAULT_WORKLOAD)?,
+    };
+    base.overlay(WorkloadPatch {
+        unique_bytes: args.unique_bytes,
+        size_mean: args.size_mean,
+        read_frac: args.read_frac,
+        seq_frac: args.seq_frac,
+        process_num: args.process_num,
+        cpu_think: args.cpu_think,
+        block_size: args.block_size,
+    })
+    .build()
+}
+
+/// Checks that the JSON output can be written, before any file is created.
+fn check_json_path(p: &Path) -> Result<(), Error> {
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let ok = std::fs::metadata(dir).map(|m| m.is_dir()).unwrap_or(false);
+    if !ok {
+        return Err(Error::Usage(format!(
+            "cannot write --json {}: {} is not a directory",
+            p.display(),
+            dir.display()
+        )));
+    }
+    if p.is_dir() {
+        return Err(Error::Usage(format!(
+            "cannot write --json {}: it is a directory",
+            p.display()
+        )));
+    }
+    Ok(())
+}
+
+fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
+    let w = workload_of(&args)?;
+    let cfg = RunConfig {
+        engine: args.engine.into(),
+        seed: args.seed,
+        interval: args.interval,
+        min_duration: args.min_time,
+        max_duration: args.max_time,
+        target_ci_rel: args.ci,
+        warmup_min: args.warmup_min,
+        warmup_max: args.warmup_max,
+        interrupt: interrupt.clone(),
+    };
+    cfg.validate()?;
+    if let Some(p) = &args.json {
+        check_json_path(p)?;
+    }
+    let spec = TargetSpec {
+        path: args.target.clone(),
+        direct: args.direct,
+        allow_device_writes: args.allow_device_writes,
+    };
+    let mut prog = progress::Progress::new();
+    let mut target = {
+        let mut fill = |done: u64, total: u64| {
+            prog.filling(done, total);
+            !interrupt.load(Ordering::Relaxed)
+        };
+        Target::open(&spec, &w, &mut fill)?
+    };
+    let system = SystemInfo::collect(&target.path);
+    let m = willy::run::run(&w, &cfg, &target, &mut |s| prog.running(s));
+    prog.finish();
+    target.cleanup();
+    let m = m?;
+    let report = RunReport {
+        kind: "willy-run".into(),
+        schema_version: RUN_SCHEMA_VERSION,
+        workload: w,
+        engine: cfg.engine,
+        target: TargetInfo {
+            path: target.path.display().to_string(),
+            kind: target.kind,
+            direct: target.direct,
+        },
+        simulated: false,
+        seed: cfg.seed,
+        throughput_bytes_per_sec: m.throughput_bytes_per_sec,
+        iops: m.iops,
+        ci95_rel: m.ci95_rel,
+        duration_secs: m.duration_secs,
+        bytes_transferred: m.reads.bytes + m.writes.bytes,
+        requests: m.reads.requests + m.writes.requests,
+        reads: m.reads,
+        writes: m.writes,
+        cpu: m.cpu,
+        warmup: m.warmup,
+        stopping: m.stopping,
+        system,
+    };
+    print!("{}", output::table(&report));
+    if let Some(p) = &args.json {
+        let text = serde_json::to_string_pretty(&report)? + "\n";
+        willy::target::write_atomic(p, &text)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
+}

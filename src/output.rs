@@ -1,0 +1,106 @@
+//! The human-readable result table.
+
+use std::fmt::Write;
+use willy::report::{DirectionStats, RunReport};
+use willy::units::human_bytes;
+
+fn rate(bps: f64) -> String {
+    format!("{}/s", human_bytes(bps.round()))
+}
+
+fn lat(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{:.2} ms", v / 1000.0)
+    } else {
+        format!("{v:.1} us")
+    }
+}
+
+/// The result as a table for a terminal.
+pub fn table(r: &RunReport) -> String {
+    let w = &r.workload;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "workload   uniqueBytes {}  sizeMean {}  readFrac {}  seqFrac {}  processNum {}  blockSize {}{}",
+        w.unique_bytes,
+        w.size_mean,
+        w.read_frac,
+        w.seq_frac,
+        w.process_num,
+        w.block_size,
+        if w.cpu_think.0.is_zero() { String::new() } else { format!("  cpuThink {:?}", w.cpu_think.0) }
+    );
+    let _ = writeln!(
+        s,
+        "target     {} ({:?}{}{}), engine {}",
+        r.target.path,
+        r.target.kind,
+        if r.target.direct { ", O_DIRECT" } else { "" },
+        r.system
+            .filesystem
+            .as_deref()
+            .map(|f| format!(", {f}"))
+            .unwrap_or_default(),
+        r.engine.name()
+    );
+    let ci = r
+        .ci95_rel
+        .map(|c| format!("±{:.1}%", c * 100.0))
+        .unwrap_or_else(|| "n/a".into());
+    let _ = writeln!(
+        s,
+        "measured   {:.2} s after a {:.2} s warm start{} ; 95% CI {ci} (target ±{:.1}%{})",
+        r.duration_secs,
+        r.warmup.secs,
+        if r.warmup.complete {
+            ""
+        } else {
+            " (cut short by its time limit)"
+        },
+        r.stopping.target_ci95_rel * 100.0,
+        if r.stopping.target_met {
+            ", met"
+        } else {
+            ", NOT met: maximum duration reached"
+        }
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "{:<8} {:>14} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "", "throughput", "IOPS", "lat p50", "p90", "p99", "p99.9", "max"
+    );
+    let row = |s: &mut String, name: &str, d: &DirectionStats| {
+        let (p50, p90, p99, p999, max) = match &d.latency_us {
+            Some(l) => (lat(l.p50), lat(l.p90), lat(l.p99), lat(l.p999), lat(l.max)),
+            None => Default::default(),
+        };
+        let _ = writeln!(
+            s,
+            "{name:<8} {:>14} {:>12.0} {p50:>10} {p90:>10} {p99:>10} {p999:>10} {max:>10}",
+            rate(d.throughput_bytes_per_sec),
+            d.iops
+        );
+    };
+    row(&mut s, "read", &r.reads);
+    row(&mut s, "write", &r.writes);
+    let _ = writeln!(
+        s,
+        "{:<8} {:>14} {:>12.0}",
+        "total",
+        rate(r.throughput_bytes_per_sec),
+        r.iops
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "moved {} in {} requests; willy used {:.2} s user + {:.2} s system CPU ({:.2} cores busy)",
+        human_bytes(r.bytes_transferred as f64),
+        r.requests,
+        r.cpu.user_secs,
+        r.cpu.system_secs,
+        r.cpu.cores_busy
+    );
+    s
+}
