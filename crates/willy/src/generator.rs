@@ -58,6 +58,9 @@ pub struct Request {
     pub len: u64,
     /// True if the request was drawn as sequential.
     pub seq: bool,
+    /// For a random request, the LRU stack depth drawn (the request starts at
+    /// the block that was at this depth, unless moved back to fit the file).
+    pub depth: Option<u64>,
 }
 
 /// The request stream of one generator. Deterministic for a given workload,
@@ -111,15 +114,21 @@ impl Generator {
         };
         let n = (1 + self.size.sample(&mut self.rng)).min(self.blocks);
         let seq = self.rng.random_bool(self.seq_frac);
-        let start = if seq {
-            if self.prev_end + n > self.blocks {
-                0
-            } else {
-                self.prev_end
-            }
+        let (start, depth) = if seq {
+            (
+                if self.prev_end + n > self.blocks {
+                    0
+                } else {
+                    self.prev_end
+                },
+                None,
+            )
         } else {
             let d = self.depth.sample(&mut self.rng);
-            u64::from(self.stack.at_depth(d)).min(self.blocks - n)
+            (
+                u64::from(self.stack.at_depth(d)).min(self.blocks - n),
+                Some(d),
+            )
         };
         for b in start..start + n {
             self.stack.touch(b as u32);
@@ -130,6 +139,7 @@ impl Generator {
             offset: start * self.block_size,
             len: n * self.block_size,
             seq,
+            depth,
         }
     }
 

@@ -1,0 +1,148 @@
+//! The generator issues the workload it is asked for: 1M requests, no I/O.
+//!
+//! The LRU depth is checked against an independent oracle: Mattson's stack
+//! distance computed from the stream of touched blocks with a Fenwick tree
+//! over access times, not with willy's own stack.
+
+use willy::generator::{Generator, Op};
+use willy::units::Bytes;
+use willy::workload::Workload;
+
+/// Stack distance by access times: the depth of block `b` is the number of
+/// blocks whose last access is later than `b`'s.
+struct Mattson {
+    last: Vec<usize>,
+    fen: Vec<i64>,
+    now: usize,
+}
+
+impl Mattson {
+    /// `initial` is the stack top first; it is replayed bottom first.
+    fn new(initial: &[u32], touches: usize) -> Mattson {
+        let mut m = Mattson {
+            last: vec![0; initial.len()],
+            fen: vec![0; initial.len() + touches + 2],
+            now: 0,
+        };
+        for &b in initial.iter().rev() {
+            m.touch(b);
+        }
+        m
+    }
+    fn add(&mut self, i: usize, d: i64) {
+        let mut i = i + 1;
+        while i < self.fen.len() {
+            self.fen[i] += d;
+            i += i & i.wrapping_neg();
+        }
+    }
+    fn prefix(&self, i: usize) -> i64 {
+        let (mut i, mut s) = (i + 1, 0);
+        while i > 0 {
+            s += self.fen[i];
+            i &= i - 1;
+        }
+        s
+    }
+    fn touch(&mut self, b: u32) {
+        self.now += 1;
+        let old = self.last[b as usize];
+        if old > 0 {
+            self.add(old, -1);
+        }
+        self.last[b as usize] = self.now;
+        self.add(self.now, 1);
+    }
+    fn depth(&self, b: u32) -> u64 {
+        let t = self.last[b as usize];
+        (self.prefix(self.now) - self.prefix(t)) as u64
+    }
+}
+
+fn workload(blocks: u64, size: u64, read: f64, seq: f64) -> Workload {
+    Workload {
+        unique_bytes: Bytes(blocks * 4096),
+        size_mean: Bytes(size),
+        read_frac: read,
+        seq_frac: seq,
+        process_num: 1,
+        cpu_think: Default::default(),
+        block_size: Bytes(4096),
+    }
+}
+
+#[test]
+fn one_million_requests_match_the_parameters() {
+    let blocks = 16_384u64;
+    // m = 3: sizes are 1 + Binomial(4, 1/2) blocks.
+    let w = workload(blocks, 12 << 10, 0.3, 0.4);
+    let n = 1_000_000u64;
+    let mut g = Generator::new(&w, 0, 2024);
+    let mut oracle = Mattson::new(&g.stack_top_first(), (n * 6) as usize);
+    let (mut reads, mut seqs, mut size_sum) = (0u64, 0u64, 0u64);
+    let (mut depth_sum, mut randoms, mut exact) = (0u64, 0u64, 0u64);
+    let mut touched = vec![false; blocks as usize];
+    for _ in 0..n {
+        let r = g.next_request();
+        reads += u64::from(r.op == Op::Read);
+        seqs += u64::from(r.seq);
+        size_sum += r.len;
+        let (first, count) = (r.offset / 4096, r.len / 4096);
+        assert!(
+            first + count <= blocks,
+            "request past the end of the file: {r:?}"
+        );
+        if let Some(d) = r.depth {
+            randoms += 1;
+            let measured = oracle.depth(first as u32);
+            depth_sum += measured;
+            // Unless the start was moved back to fit the file, the request
+            // starts exactly at the block that was at the drawn depth.
+            exact += u64::from(measured == d);
+        }
+        for b in first..first + count {
+            touched[b as usize] = true;
+            oracle.touch(b as u32);
+        }
+    }
+    let within = |obs: f64, want: f64, what: &str| {
+        let rel = (obs - want).abs() / want;
+        assert!(
+            rel <= 0.01,
+            "{what}: observed {obs}, wanted {want} ({:.3}% off)",
+            rel * 100.0
+        );
+    };
+    within(reads as f64 / n as f64, 0.3, "read fraction");
+    within(seqs as f64 / n as f64, 0.4, "sequential fraction");
+    within(size_sum as f64 / n as f64, 12.0 * 1024.0, "mean size");
+    within(
+        depth_sum as f64 / randoms as f64,
+        (blocks - 1) as f64 / 2.0,
+        "mean LRU depth",
+    );
+    assert!(
+        exact as f64 >= 0.999 * randoms as f64,
+        "only {exact} of {randoms} random requests started at their drawn depth"
+    );
+    let untouched = touched.iter().filter(|&&t| !t).count();
+    assert_eq!(
+        untouched, 0,
+        "{untouched} blocks of the file were never touched"
+    );
+}
+
+#[test]
+fn random_single_block_requests_stay_in_the_top_of_the_stack() {
+    // Chen's depth distribution (mean U/2, sd sqrt(U)/2) keeps random
+    // requests on about half the blocks: the reason a cache of C blocks
+    // serves uniqueBytes up to about 2C (docs/WORKLOAD.md).
+    let blocks = 4096u64;
+    let mut g = Generator::new(&workload(blocks, 4096, 1.0, 0.0), 0, 5);
+    let mut touched = std::collections::HashSet::new();
+    for _ in 0..200_000 {
+        touched.insert(g.next_request().offset);
+    }
+    let frac = touched.len() as f64 / blocks as f64;
+    assert!((0.5..0.56).contains(&frac), "touched {frac} of the blocks");
+}
