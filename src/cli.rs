@@ -17,7 +17,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Measure one workload on a directory (default ./willy-data) or a raw device.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Print the JSON Schema of willy's documents.
     Schema {
         /// Which document.
@@ -85,10 +85,10 @@ pub struct RunArgs {
     #[arg(long, help_heading = "Workload")]
     pub size_mean: Option<Bytes>,
     /// Fraction of reads, 0 to 1.
-    #[arg(long, help_heading = "Workload")]
+    #[arg(long, allow_negative_numbers = true, help_heading = "Workload")]
     pub read_frac: Option<f64>,
     /// Fraction of sequential requests, 0 to 1.
-    #[arg(long, help_heading = "Workload")]
+    #[arg(long, allow_negative_numbers = true, help_heading = "Workload")]
     pub seq_frac: Option<f64>,
     /// Number of closed-loop generators.
     #[arg(long, help_heading = "Workload")]

@@ -24,8 +24,7 @@ use willy::Error;
 
 /// The workload `willy run` measures when given none: Chen's usual focal
 /// point for readFrac and seqFrac, a working set that fits in memory.
-const DEFAULT_WORKLOAD: &str =
-    r#"{"uniqueBytes":"256MiB","sizeMean":"16KiB","readFrac":0.5,"seqFrac":0.5,"processNum":2}"#;
+const DEFAULT_WORKLOAD: &str = include_str!("../examples/default.json");
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -51,7 +50,7 @@ fn main() -> ExitCode {
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     }
     let result = match cli.command {
-        Command::Run(args) => cmd_run(args, interrupt),
+        Command::Run(args) => cmd_run(*args, interrupt),
         Command::Schema { .. } => {
             print!("{}", willy::report::schema());
             Ok(())

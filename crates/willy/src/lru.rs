@@ -58,7 +58,7 @@ impl LruStack {
     pub fn new(order: &[u32]) -> LruStack {
         let u = order.len() as u64;
         assert!(
-            u >= 1 && u < (1 << 31),
+            (1..(1 << 31)).contains(&u),
             "LruStack needs 1 <= U < 2^31 blocks, got {u}"
         );
         // Span bound from SWEEP_PER_TOUCH, plus slack for whole-word chunks.

@@ -167,10 +167,14 @@ struct Meter {
     ci_rel_bits: AtomicU64,
     interrupt: Arc<AtomicBool>,
     failure: Mutex<Option<Error>>,
-    cpu: Mutex<(Option<(f64, f64)>, Option<(f64, f64)>)>,
+    /// CPU (user, system) seconds at the start and the end of the measurement.
+    cpu: Mutex<(Option<CpuSecs>, Option<CpuSecs>)>,
 }
 
 const NOT_YET: u64 = u64::MAX;
+
+/// (user, system) CPU seconds.
+type CpuSecs = (f64, f64);
 
 impl Meter {
     fn new(cfg: &RunConfig, w: &Workload, t0: u64) -> Meter {
@@ -249,14 +253,14 @@ impl Meter {
         if ms == NOT_YET {
             let el = t.saturating_sub(self.t0);
             let primed = self.warm_bytes.load(Relaxed) >= self.warm_target;
-            if (primed && el >= self.warm_min) || el >= self.warm_max {
-                if self
+            let due = (primed && el >= self.warm_min) || el >= self.warm_max;
+            if due
+                && self
                     .measure_start
                     .compare_exchange(NOT_YET, t, AcqRel, Acquire)
                     .is_ok()
-                {
-                    self.cpu.lock().unwrap().0 = Some(cpu_times());
-                }
+            {
+                self.cpu.lock().unwrap().0 = Some(cpu_times());
             }
             return;
         }
@@ -534,7 +538,7 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
         bytes,
         throughput_bytes_per_sec: bytes as f64 / secs,
         iops: reqs as f64 / secs,
-        latency_us: (h.len() > 0).then(|| Latency {
+        latency_us: (!h.is_empty()).then(|| Latency {
             mean: h.mean() / 1e3,
             p50: h.value_at_quantile(0.50) as f64 / 1e3,
             p90: h.value_at_quantile(0.90) as f64 / 1e3,

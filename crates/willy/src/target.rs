@@ -136,7 +136,7 @@ impl Target {
         let free = free_bytes(dir)?;
         // Keep a margin for metadata and for whoever else uses the disk.
         let margin = (need / 50).max(64 << 20);
-        if free < need + margin {
+        if let Some(free) = free.filter(|&f| f < need + margin) {
             return Err(Error::Usage(format!(
                 "not enough free space in {}: the workload needs {} (+{} margin), {} is free",
                 dir.display(),
@@ -167,6 +167,17 @@ impl Target {
                     return Err(Error::Usage(format!(
                         "{} already exists; willy only writes to files it creates",
                         path.display()
+                    )))
+                }
+                Err(e)
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(libc::EACCES | libc::EPERM | libc::EROFS)
+                    ) =>
+                {
+                    return Err(Error::Usage(format!(
+                        "target {} cannot be written: {e}",
+                        dir.display()
                     )))
                 }
                 Err(e) => return Err(Error::io(format!("cannot create {}", path.display()), e)),
@@ -333,10 +344,11 @@ fn statvfs(dir: &Path) -> Result<libc::statvfs, Error> {
     Ok(st)
 }
 
-/// Bytes available to an unprivileged user in the filesystem of `dir`.
-pub fn free_bytes(dir: &Path) -> Result<u64, Error> {
+/// Bytes available to an unprivileged user in the filesystem of `dir`, or
+/// `None` for a filesystem without a size (ramfs reports zero blocks).
+pub fn free_bytes(dir: &Path) -> Result<Option<u64>, Error> {
     let st = statvfs(dir)?;
-    Ok(st.f_bavail * st.f_frsize)
+    Ok((st.f_blocks > 0).then_some(st.f_bavail * st.f_frsize))
 }
 
 fn device_size(f: &File) -> std::io::Result<u64> {

@@ -1,0 +1,8 @@
+//! Integration tests: `willy` as a user runs it. One binary (ripgrep's
+//! layout): `run` on files, bad input, raw devices.
+
+mod util;
+
+mod bad_input;
+mod device;
+mod run_files;

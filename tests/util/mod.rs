@@ -1,0 +1,107 @@
+//! Helpers for the integration tests: a fresh temporary directory per test
+//! and a builder for `willy` command lines.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Flags that keep a run short: tests check behaviour, not speed.
+pub const QUICK: &[&str] = &[
+    "--min-time",
+    "500ms",
+    "--max-time",
+    "1s",
+    "--interval",
+    "50ms",
+    "--warmup-min",
+    "100ms",
+    "--warmup-max",
+    "300ms",
+];
+
+pub fn willy() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_willy"))
+}
+
+pub struct Dir {
+    pub tmp: tempfile::TempDir,
+}
+
+impl Dir {
+    pub fn new() -> Dir {
+        Dir {
+            tmp: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    pub fn join(&self, p: &str) -> PathBuf {
+        self.tmp.path().join(p)
+    }
+
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.join(name);
+        std::fs::write(&p, text).expect("write test file");
+        p
+    }
+
+    /// Names of the entries in `sub` (or the directory itself).
+    pub fn entries(&self, sub: &str) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(self.join(sub))
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Asserts a bad-input failure: exit code 2 and exactly one line on stderr
+/// containing `needle`, and no panic.
+pub fn assert_usage_error(o: &Output, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "exit code for {needle:?}; stderr: {err}"
+    );
+    assert!(!err.contains("panicked"), "panic: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "want one line, got: {err}"
+    );
+    assert!(err.contains(needle), "want {needle:?} in: {err}");
+}
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Runs a shell command, panicking with its output if it fails.
+pub fn sh(cmd: &str) -> String {
+    let o = Command::new("sh").arg("-c").arg(cmd).output().expect("sh");
+    assert!(
+        o.status.success(),
+        "`{cmd}` failed: {}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    stdout(&o).trim().to_string()
+}
