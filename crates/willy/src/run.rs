@@ -147,8 +147,22 @@ struct Bucket {
     writes: AtomicU64,
 }
 
+/// One worker's counters, written by that worker only (plain load + store,
+/// no locked instructions, no cache line shared with another writer).
+#[repr(align(128))]
+struct Lane {
+    warm_bytes: AtomicU64,
+    buckets: Box<[Bucket]>,
+}
+
+/// Adds to a counter that only the calling worker writes.
+fn bump(a: &AtomicU64, x: u64) {
+    a.store(a.load(Relaxed) + x, Relaxed);
+}
+
 /// Shared between the workers: the phase, the interval buckets and the
-/// stopping decision. Lock-free on the request path.
+/// stopping decision. On the request path a worker only writes its own
+/// [`Lane`]; the phase is checked at most every `check_every` ns.
 struct Meter {
     t0: u64,
     interval: u64,
@@ -159,8 +173,10 @@ struct Meter {
     warm_min: u64,
     warm_max: u64,
     measure_start: AtomicU64,
-    warm_bytes: AtomicU64,
-    buckets: Vec<Bucket>,
+    lanes: Vec<Lane>,
+    intervals_max: usize,
+    next_check: AtomicU64,
+    check_every: u64,
     evaluated: AtomicU64,
     final_intervals: AtomicU64,
     done: AtomicBool,
@@ -177,9 +193,10 @@ const NOT_YET: u64 = u64::MAX;
 type CpuSecs = (f64, f64);
 
 impl Meter {
-    fn new(cfg: &RunConfig, w: &Workload, t0: u64) -> Meter {
+    fn new(cfg: &RunConfig, w: &Workload, t0: u64, lanes: usize) -> Meter {
         let interval = cfg.interval.as_nanos() as u64;
         let max = cfg.max_duration.as_nanos() as u64;
+        let intervals_max = (max.div_ceil(interval) + 2) as usize;
         Meter {
             t0,
             interval,
@@ -190,10 +207,15 @@ impl Meter {
             warm_min: cfg.warmup_min.as_nanos() as u64,
             warm_max: cfg.warmup_max.as_nanos() as u64,
             measure_start: AtomicU64::new(NOT_YET),
-            warm_bytes: AtomicU64::new(0),
-            buckets: (0..max.div_ceil(interval) + 2)
-                .map(|_| Bucket::default())
+            lanes: (0..lanes)
+                .map(|_| Lane {
+                    warm_bytes: AtomicU64::new(0),
+                    buckets: (0..intervals_max).map(|_| Bucket::default()).collect(),
+                })
                 .collect(),
+            intervals_max,
+            next_check: AtomicU64::new(0),
+            check_every: (interval / 4).min(10_000_000),
             evaluated: AtomicU64::new(0),
             final_intervals: AtomicU64::new(0),
             done: AtomicBool::new(false),
@@ -204,15 +226,17 @@ impl Meter {
         }
     }
 
-    /// Counts a completion at `t`; true if it falls in the measurement.
-    fn record(&self, t: u64, op: Op, bytes: u64) -> bool {
+    /// Counts a completion at `t` in worker `lane`'s counters; true if it
+    /// falls in the measurement.
+    fn record(&self, lane: usize, t: u64, op: Op, bytes: u64) -> bool {
+        let lane = &self.lanes[lane];
         let ms = self.measure_start.load(Acquire);
         if t < ms {
-            self.warm_bytes.fetch_add(bytes, Relaxed);
+            bump(&lane.warm_bytes, bytes);
             return false;
         }
         let i = ((t - ms) / self.interval) as usize;
-        let Some(b) = self.buckets.get(i) else {
+        let Some(b) = lane.buckets.get(i) else {
             return false;
         };
         if self.done.load(Relaxed) && i as u64 >= self.final_intervals.load(Relaxed) {
@@ -220,22 +244,35 @@ impl Meter {
         }
         match op {
             Op::Read => {
-                b.read_bytes.fetch_add(bytes, Relaxed);
-                b.reads.fetch_add(1, Relaxed);
+                bump(&b.read_bytes, bytes);
+                bump(&b.reads, 1);
             }
             Op::Write => {
-                b.write_bytes.fetch_add(bytes, Relaxed);
-                b.writes.fetch_add(1, Relaxed);
+                bump(&b.write_bytes, bytes);
+                bump(&b.writes, 1);
             }
         }
         true
     }
 
+    fn warm_bytes(&self) -> u64 {
+        self.lanes.iter().map(|l| l.warm_bytes.load(Relaxed)).sum()
+    }
+
+    /// One counter of interval `i`, summed over the lanes.
+    fn total(&self, i: usize, f: fn(&Bucket) -> &AtomicU64) -> u64 {
+        self.lanes
+            .iter()
+            .map(|l| f(&l.buckets[i]).load(Relaxed))
+            .sum()
+    }
+
     fn series(&self, n: u64) -> Vec<f64> {
         let secs = self.interval as f64 / 1e9;
-        self.buckets[..n as usize]
-            .iter()
-            .map(|b| (b.read_bytes.load(Relaxed) + b.write_bytes.load(Relaxed)) as f64 / secs)
+        (0..(n as usize).min(self.intervals_max))
+            .map(|i| {
+                (self.total(i, |b| &b.read_bytes) + self.total(i, |b| &b.write_bytes)) as f64 / secs
+            })
             .collect()
     }
 
@@ -245,6 +282,15 @@ impl Meter {
         if self.done.load(Relaxed) {
             return;
         }
+        let due = self.next_check.load(Relaxed);
+        if t < due
+            || self
+                .next_check
+                .compare_exchange(due, t + self.check_every, Relaxed, Relaxed)
+                .is_err()
+        {
+            return; // checked recently, or another thread is checking
+        }
         if self.interrupt.load(Relaxed) {
             self.stop_now();
             return;
@@ -252,7 +298,7 @@ impl Meter {
         let ms = self.measure_start.load(Acquire);
         if ms == NOT_YET {
             let el = t.saturating_sub(self.t0);
-            let primed = self.warm_bytes.load(Relaxed) >= self.warm_target;
+            let primed = self.warm_bytes() >= self.warm_target;
             let due = (primed && el >= self.warm_min) || el >= self.warm_max;
             if due
                 && self
@@ -305,7 +351,7 @@ impl Meter {
         Snapshot {
             measuring,
             phase_secs: t.saturating_sub(if measuring { ms } else { self.t0 }) as f64 / 1e9,
-            warmup_bytes: self.warm_bytes.load(Relaxed),
+            warmup_bytes: self.warm_bytes(),
             warmup_target_bytes: self.warm_target,
             warmup_max_secs: self.warm_max as f64 / 1e9,
             intervals,
@@ -377,6 +423,7 @@ fn worker(
     engine: &mut dyn Engine,
     slots: &mut [Slot],
     meter: &Meter,
+    lane: usize,
     think: u64,
     lat: &mut Latencies,
 ) {
@@ -439,7 +486,7 @@ fn worker(
                 ));
                 continue;
             }
-            if meter.record(t, s.op, c.result as u64) {
+            if meter.record(lane, t, s.op, c.result as u64) {
                 let h = if s.op == Op::Read {
                     &mut lat.read
                 } else {
@@ -468,7 +515,11 @@ pub fn run(
         })
         .collect();
     let think = w.cpu_think.0.as_nanos() as u64;
-    let meter = Meter::new(cfg, w, engine::monotonic_ns());
+    let lanes = match cfg.engine {
+        EngineKind::Psync => slots.len(),
+        EngineKind::Uring | EngineKind::TokioUring => 1,
+    };
+    let meter = Meter::new(cfg, w, engine::monotonic_ns(), lanes);
     let latencies = Mutex::new(Latencies::new());
     let build_err: Mutex<Option<std::io::Error>> = Mutex::new(None);
 
@@ -495,7 +546,7 @@ pub fn run(
                     }
                 };
                 let mut lat = Latencies::new();
-                worker(e.as_mut(), group, meter, think, &mut lat);
+                worker(e.as_mut(), group, meter, g, think, &mut lat);
                 let mut all = latencies.lock().unwrap();
                 let _ = all.read.add(&lat.read);
                 let _ = all.write.add(&lat.write);
@@ -527,12 +578,7 @@ pub fn run(
 fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
     let n = m.final_intervals.load(Relaxed);
     let secs = (n * m.interval) as f64 / 1e9;
-    let sum = |f: fn(&Bucket) -> &AtomicU64| {
-        m.buckets[..n as usize]
-            .iter()
-            .map(|b| f(b).load(Relaxed))
-            .sum::<u64>()
-    };
+    let sum = |f: fn(&Bucket) -> &AtomicU64| (0..n as usize).map(|i| m.total(i, f)).sum::<u64>();
     let dir = |bytes: u64, reqs: u64, h: &Histogram<u64>| DirectionStats {
         requests: reqs,
         bytes,
@@ -555,7 +601,7 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
     let (c0, c1) = (c0.unwrap_or_default(), c1.unwrap_or_else(cpu_times));
     let (user, sys) = (c1.0 - c0.0, c1.1 - c0.1);
     let ms = m.measure_start.load(Relaxed);
-    let warm_bytes = m.warm_bytes.load(Relaxed);
+    let warm_bytes = m.warm_bytes();
     Measurement {
         throughput_bytes_per_sec: reads.throughput_bytes_per_sec + writes.throughput_bytes_per_sec,
         iops: reads.iops + writes.iops,

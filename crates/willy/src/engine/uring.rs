@@ -1,7 +1,7 @@
 //! `uring`: one io_uring (the maintained `io-uring` crate) with one request
-//! in flight per slot. Submissions are queued and sent to the kernel in the
-//! same `io_uring_enter` that waits for a completion, as fio's io_uring
-//! engine does with its default batching.
+//! in flight per slot. Each request is submitted as soon as it is queued,
+//! and `reap` waits for at least one completion, as fio's io_uring engine
+//! does with its defaults.
 
 use super::{monotonic_ns, AlignedBuf, Completion, Engine, Io};
 use crate::generator::Op;
@@ -17,7 +17,15 @@ impl Uring {
     /// A ring with room for `slots` requests, and one buffer per slot.
     pub fn new(slots: usize, max_len: usize, seed: u64) -> std::io::Result<Uring> {
         let entries = (slots.max(1) as u32).next_power_of_two();
-        let ring = IoUring::builder().build(entries)?;
+        // One thread submits and reaps: let the kernel skip the IPIs and run
+        // completion work when we enter the ring, as fio's io_uring engine
+        // does. Older kernels lack some flags: fall back to a plain ring.
+        let ring = IoUring::builder()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .setup_coop_taskrun()
+            .build(entries)
+            .or_else(|_| IoUring::builder().build(entries))?;
         Ok(Uring {
             ring,
             bufs: (0..slots)
@@ -43,7 +51,13 @@ impl Engine for Uring {
         // SAFETY: the buffer lives as long as the engine, and the core never
         // reuses a slot's buffer while the slot has a request in flight.
         unsafe { self.ring.submission().push(&e) }
-            .map_err(|_| std::io::Error::other("io_uring submission queue full"))
+            .map_err(|_| std::io::Error::other("io_uring submission queue full"))?;
+        // Submit at once, as fio does by default (iodepth_batch=1). Holding
+        // submissions until the next wait turns completions that arrive
+        // together into convoys: measured 20% fewer IOPS at 16 in flight
+        // on a virtio disk (docs/PERFORMANCE.md).
+        self.ring.submit()?;
+        Ok(())
     }
 
     fn reap(&mut self, deadline: Option<u64>, out: &mut Vec<Completion>) -> std::io::Result<()> {
@@ -66,8 +80,6 @@ impl Engine for Uring {
                         || e.raw_os_error() == Some(libc::EINTR) => {}
                 Err(e) => return Err(e),
             }
-        } else {
-            self.ring.submit()?;
         }
         for cqe in self.ring.completion() {
             out.push(Completion {
