@@ -9,7 +9,8 @@
 #
 # For each case it runs fio, then willy, REPS times interleaved, so that both
 # see the same machine state; each pair gives a ratio willy/fio of IOPS, and
-# the median ratio is reported. The layouts match: one file per fio job and
+# the median ratio is reported. Both run alike: a 2 s ramp (fio's ramp_time,
+# willy's warm start fixed at 2 s) and SECS measured seconds. The layouts match: one file per fio job and
 # per willy generator, with the same total size. fio keeps its defaults
 # (random map on, tausworthe generator) except where a flag is named.
 # Prints a Markdown table (docs/PERFORMANCE.md holds one).
@@ -43,7 +44,8 @@ willy_iops() {
   local out="$DIR/willy.json"
   "$WILLY" run --target "$DIR/willy" --unique-bytes "$total" --size-mean 4KiB \
       --read-frac 1 --seq-frac 0 --process-num "$n" \
-      --min-time "${SECS}s" --max-time "${SECS}s" --ci 0.5 --json "$out" "$@" >/dev/null 2>&1
+      --min-time "${SECS}s" --max-time "${SECS}s" --ci 0.5 --warmup-min "${RAMP}s" --warmup-max "${RAMP}s" \
+      --json "$out" "$@" >/dev/null 2>&1
   jq '.iops' "$out"
 }
 

@@ -18,11 +18,26 @@ pub struct Cli {
 pub enum Command {
     /// Measure one workload on a directory (default ./willy-data) or a raw device.
     Run(Box<RunArgs>),
+    /// The simulated storage systems (`--target sim:NAME`).
+    Sim {
+        #[command(subcommand)]
+        command: SimCommand,
+    },
     /// Print the JSON Schema of willy's documents.
     Schema {
         /// Which document.
         #[arg(value_enum, default_value = "run")]
         document: SchemaDoc,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SimCommand {
+    /// List the built-in presets.
+    Presets {
+        /// Print a JSON array of {name, description, cache_sizes_bytes}.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -58,8 +73,8 @@ pub struct RunArgs {
     /// the default workload is used (see README).
     #[arg(long, short)]
     pub workload: Option<PathBuf>,
-    /// A directory to create files in, or a raw block device.
-    /// [default: ./willy-data, created if missing]
+    /// A directory to create files in, a raw block device, or a simulated
+    /// system: sim:PRESET or sim:config.json. [default: ./willy-data]
     #[arg(long, short)]
     pub target: Option<PathBuf>,
     /// I/O engine.

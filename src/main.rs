@@ -51,6 +51,9 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Run(args) => cmd_run(*args, interrupt),
+        Command::Sim {
+            command: cli::SimCommand::Presets { json },
+        } => sim_presets(json),
         Command::Schema { .. } => {
             print!("{}", willy::report::schema());
             Ok(())
@@ -139,6 +142,14 @@ fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
     if let Some(p) = &args.json {
         check_json_path(p)?;
     }
+    if let Some(name) = args
+        .target
+        .as_deref()
+        .and_then(|p| p.to_str())
+        .and_then(|s| s.strip_prefix("sim:"))
+    {
+        return run_simulated(&args, w, &cfg, name);
+    }
     let spec = TargetSpec {
         path: args.target.clone(),
         direct: args.direct,
@@ -156,18 +167,56 @@ fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
     let m = willy::run::run(&w, &cfg, &target, &mut |s| prog.running(s));
     prog.finish();
     target.cleanup();
-    let m = m?;
-    let report = RunReport {
+    let info = TargetInfo {
+        path: target.path.display().to_string(),
+        kind: target.kind,
+        direct: target.direct,
+    };
+    finish(&args, report(w, &cfg, info, system, m?))
+}
+
+/// `willy run --target sim:NAME`: the same report, in virtual time.
+fn run_simulated(
+    args: &RunArgs,
+    w: willy::workload::Workload,
+    cfg: &RunConfig,
+    name: &str,
+) -> anyhow::Result<()> {
+    let sim = willy::sim::SimConfig::load(name)?;
+    let (m, _) = willy::run::run_sim(&w, cfg, &sim, args.direct)?;
+    let info = TargetInfo {
+        path: format!("sim:{name}"),
+        kind: willy::target::TargetKind::Simulated,
+        direct: args.direct,
+    };
+    finish(args, report(w, cfg, info, SystemInfo::simulated(&sim), m))
+}
+
+/// Prints the table and writes the JSON (atomically).
+fn finish(args: &RunArgs, report: RunReport) -> anyhow::Result<()> {
+    print!("{}", output::table(&report));
+    if let Some(p) = &args.json {
+        let text = serde_json::to_string_pretty(&report)? + "\n";
+        willy::target::write_atomic(p, &text)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
+}
+
+fn report(
+    w: willy::workload::Workload,
+    cfg: &RunConfig,
+    target: TargetInfo,
+    system: SystemInfo,
+    m: willy::run::Measurement,
+) -> RunReport {
+    RunReport {
         kind: "willy-run".into(),
         schema_version: RUN_SCHEMA_VERSION,
         workload: w,
         engine: cfg.engine,
-        target: TargetInfo {
-            path: target.path.display().to_string(),
-            kind: target.kind,
-            direct: target.direct,
-        },
-        simulated: false,
+        simulated: target.kind == willy::target::TargetKind::Simulated,
+        target,
         seed: cfg.seed,
         throughput_bytes_per_sec: m.throughput_bytes_per_sec,
         iops: m.iops,
@@ -181,12 +230,36 @@ fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
         warmup: m.warmup,
         stopping: m.stopping,
         system,
-    };
-    print!("{}", output::table(&report));
-    if let Some(p) = &args.json {
-        let text = serde_json::to_string_pretty(&report)? + "\n";
-        willy::target::write_atomic(p, &text)
-            .with_context(|| format!("writing {}", p.display()))?;
+    }
+}
+
+fn sim_presets(json: bool) -> anyhow::Result<()> {
+    let mut all = Vec::new();
+    for (name, _) in willy::sim::PRESETS {
+        all.push(willy::sim::SimConfig::load(name)?);
+    }
+    if json {
+        let v: Vec<serde_json::Value> = all
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "name": c.name,
+                    "description": c.description,
+                    "cache_sizes_bytes": c.cache_sizes_bytes,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        for c in &all {
+            let sizes: Vec<String> = c.cache_sizes_bytes.iter().map(|b| b.to_string()).collect();
+            let sizes = if sizes.is_empty() {
+                "none".to_string()
+            } else {
+                sizes.join(" + ")
+            };
+            println!("{:<14} cache {:<18} {}", c.name, sizes, c.description);
+        }
     }
     Ok(())
 }

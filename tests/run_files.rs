@@ -264,3 +264,49 @@ fn example_workloads_are_valid() {
     }
     assert!(n >= 2, "examples/ holds {n} workloads");
 }
+
+#[test]
+fn think_time_bounds_a_closed_loop() {
+    // One generator that thinks 10 ms after each completion cannot exceed
+    // 100 requests per second, however fast the storage; two cannot exceed 200.
+    for (engine, n) in [("psync", 2u32), ("uring", 2), ("uring", 1)] {
+        let d = Dir::new();
+        let out = d.join("o.json");
+        let o = willy()
+            .args([
+                "run",
+                "--unique-bytes",
+                "4MiB",
+                "--size-mean",
+                "4KiB",
+                "--cpu-think",
+                "10ms",
+                "--target",
+            ])
+            .arg(d.path())
+            .args([
+                "--engine",
+                engine,
+                "--process-num",
+                &n.to_string(),
+                "--json",
+            ])
+            .arg(&out)
+            .args(QUICK)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let iops = f(&v, "/iops");
+        let bound = 100.0 * f64::from(n);
+        assert!(
+            iops <= bound * 1.05,
+            "{engine} x{n}: {iops} IOPS with 10 ms think time"
+        );
+        assert!(
+            iops >= bound * 0.5,
+            "{engine} x{n}: {iops} IOPS, far below the think-time bound"
+        );
+        assert_eq!(v["workload"]["cpuThink"], 0.01);
+    }
+}

@@ -6,3 +6,4 @@ mod util;
 mod bad_input;
 mod device;
 mod run_files;
+mod sim;

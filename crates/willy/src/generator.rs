@@ -72,6 +72,7 @@ pub struct Generator {
     read_frac: f64,
     seq_frac: f64,
     size: Binomial,
+    size_trials: u64,
     depth: Binomial,
     blocks: u64,
     block_size: u64,
@@ -93,6 +94,7 @@ impl Generator {
             read_frac: w.read_frac,
             seq_frac: w.seq_frac,
             size: Binomial::new(w.size_trials(), 0.5).expect("p = 0.5 is valid"),
+            size_trials: w.size_trials(),
             depth: Binomial::new(blocks - 1, 0.5).expect("p = 0.5 is valid"),
             blocks,
             block_size: w.block_size.0,
@@ -112,7 +114,13 @@ impl Generator {
         } else {
             Op::Write
         };
-        let n = (1 + self.size.sample(&mut self.rng)).min(self.blocks);
+        // One-block requests (sizeMean = blockSize) need no draw.
+        let extra = if self.size_trials == 0 {
+            0
+        } else {
+            self.size.sample(&mut self.rng)
+        };
+        let n = (1 + extra).min(self.blocks);
         let seq = self.rng.random_bool(self.seq_frac);
         let (start, depth) = if seq {
             (

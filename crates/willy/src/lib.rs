@@ -24,6 +24,7 @@ pub mod generator;
 pub mod lru;
 pub mod report;
 pub mod run;
+pub mod sim;
 pub mod stats;
 pub mod sysinfo;
 pub mod target;

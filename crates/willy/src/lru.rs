@@ -21,7 +21,8 @@
 //! new sweep begins. The sweep advances [`SWEEP_PER_TOUCH`] slots per access,
 //! in whole-word chunks so that it costs O(1) Fenwick updates per 64 slots;
 //! this bounds the span below `R` (see [`LruStack::new`]), so no access ever
-//! pays for an O(U) rebuild. Memory: about 17 bytes per block.
+//! pays for an O(U) rebuild. Memory: about 17 bytes per block (12 for the ring's
+//! 3U slots, 4 for each block's slot, under 1 for the bitset and tree).
 
 /// Slots the sweep advances per access. With speed `s`, a sweep over a span of
 /// `G` slots takes `G/(s-1)` accesses and leaves at most `U + G/(s-1)` live
@@ -32,34 +33,42 @@ const WORD: u64 = 64;
 const NONE: u32 = u32::MAX;
 
 /// An LRU stack of the blocks `0..U`.
+///
+/// Positions (`i64`, on the line) order the entries; slots (`u64`, on the
+/// ring) store them. The window's ends keep both, so that the request path
+/// never divides by the ring size.
 #[derive(Clone, Debug)]
 pub struct LruStack {
     u: u64,
     ring: u64,
     /// Block at each slot, or NONE.
     slot_block: Vec<u32>,
-    /// Position (not slot) of each block.
-    block_pos: Vec<i64>,
+    /// Slot of each block.
+    block_slot: Vec<u32>,
     bits: Vec<u64>,
     fen: Vec<u32>,
     /// Bottom of the window: every live position is in `[lo, hi)`.
     lo: i64,
+    lo_slot: u64,
     hi: i64,
+    hi_slot: u64,
     /// Sweep cursor and destination write pointer.
     cursor: i64,
+    cursor_slot: u64,
     dest: i64,
+    dest_slot: u64,
     credit: u64,
 }
 
 impl LruStack {
     /// A stack whose initial order is `order`: `order[0]` at the bottom
     /// (least recent) and `order[U-1]` on top. `order` must be a permutation
-    /// of `0..U`, with `1 <= U < 2^31`.
+    /// of `0..U`, with `1 <= U < 2^30`.
     pub fn new(order: &[u32]) -> LruStack {
         let u = order.len() as u64;
         assert!(
-            (1..(1 << 31)).contains(&u),
-            "LruStack needs 1 <= U < 2^31 blocks, got {u}"
+            (1..(1 << 30)).contains(&u),
+            "LruStack needs 1 <= U < 2^30 blocks, got {u}"
         );
         // Span bound from SWEEP_PER_TOUCH, plus slack for whole-word chunks.
         let ring = (3 * u + 8 * WORD).div_ceil(WORD) * WORD;
@@ -67,23 +76,27 @@ impl LruStack {
             u,
             ring,
             slot_block: vec![NONE; ring as usize],
-            block_pos: vec![i64::MIN; u as usize],
+            block_slot: vec![NONE; u as usize],
             bits: vec![0; (ring / WORD) as usize],
             fen: vec![0; (ring / WORD) as usize + 1],
             lo: 0,
+            lo_slot: 0,
             hi: 0,
+            hi_slot: 0,
             cursor: 0,
+            cursor_slot: 0,
             dest: 0,
+            dest_slot: 0,
             credit: 0,
         };
         for &b in order {
             assert!(
-                (b as u64) < u && s.block_pos[b as usize] == i64::MIN,
+                (b as u64) < u && s.block_slot[b as usize] == NONE,
                 "order must be a permutation of 0..U"
             );
-            let p = s.hi;
-            s.place(b, p);
+            s.place(b, s.hi_slot);
             s.hi += 1;
+            s.hi_slot += 1;
         }
         // Build the Fenwick tree in O(n).
         for i in 0..s.bits.len() {
@@ -117,8 +130,7 @@ impl LruStack {
             self.u
         );
         let k = self.u - 1 - depth; // rank from the bottom, 0-based
-        let start = self.slot(self.lo);
-        let before = self.prefix_slots(start);
+        let before = self.prefix_slots(self.lo_slot);
         let tail = self.u - before;
         let target = if k < tail { before + k } else { k - tail };
         let slot = self.select(target);
@@ -127,17 +139,18 @@ impl LruStack {
 
     /// Moves `block` to the top of the stack. O(log U).
     pub fn touch(&mut self, block: u32) {
-        let p = self.block_pos[block as usize];
-        if p == self.hi - 1 {
+        let s = u64::from(self.block_slot[block as usize]);
+        if s == self.prev(self.hi_slot) {
             return; // already on top
         }
-        self.unplace(p);
-        self.fen_add(self.slot(p) / WORD, -1);
+        self.unplace(s);
+        self.fen_add(s / WORD, -1);
         self.make_room();
-        let top = self.hi;
+        let top = self.hi_slot;
         self.place(block, top);
-        self.fen_add(self.slot(top) / WORD, 1);
+        self.fen_add(top / WORD, 1);
         self.hi += 1;
+        self.hi_slot = self.next(top);
         self.credit += SWEEP_PER_TOUCH;
         while self.credit >= WORD {
             self.credit -= self.sweep_chunk().min(self.credit);
@@ -160,16 +173,30 @@ impl LruStack {
         pos.rem_euclid(self.ring as i64) as u64
     }
 
-    fn place(&mut self, b: u32, pos: i64) {
-        let s = self.slot(pos);
+    fn next(&self, s: u64) -> u64 {
+        if s + 1 == self.ring {
+            0
+        } else {
+            s + 1
+        }
+    }
+
+    fn prev(&self, s: u64) -> u64 {
+        if s == 0 {
+            self.ring - 1
+        } else {
+            s - 1
+        }
+    }
+
+    fn place(&mut self, b: u32, s: u64) {
         debug_assert_eq!(self.slot_block[s as usize], NONE);
         self.slot_block[s as usize] = b;
-        self.block_pos[b as usize] = pos;
+        self.block_slot[b as usize] = s as u32;
         self.bits[(s / WORD) as usize] |= 1 << (s % WORD);
     }
 
-    fn unplace(&mut self, pos: i64) {
-        let s = self.slot(pos);
+    fn unplace(&mut self, s: u64) {
         self.slot_block[s as usize] = NONE;
         self.bits[(s / WORD) as usize] &= !(1 << (s % WORD));
     }
@@ -190,8 +217,11 @@ impl LruStack {
         let span = (self.hi - self.lo) as u64;
         let reserve = self.u + span.div_ceil(SWEEP_PER_TOUCH - 1) + 2 * WORD;
         self.cursor = self.lo;
+        self.cursor_slot = self.lo_slot;
         self.lo -= reserve as i64;
+        self.lo_slot = self.slot(self.lo); // one division per sweep
         self.dest = self.lo;
+        self.dest_slot = self.lo_slot;
     }
 
     /// Sweeps the slots from the cursor to the end of its word (or to `hi`).
@@ -200,10 +230,11 @@ impl LruStack {
         if self.cursor >= self.hi {
             // Done: live entries are dense in [lo, dest); slots above are free.
             self.hi = self.dest;
+            self.hi_slot = self.dest_slot;
             self.start_sweep();
             return 1;
         }
-        let s = self.slot(self.cursor);
+        let s = self.cursor_slot;
         let word = s / WORD;
         let end_in_word = WORD - s % WORD;
         let len = end_in_word.min((self.hi - self.cursor) as u64);
@@ -215,7 +246,7 @@ impl LruStack {
         let mut live = self.bits[word as usize] & mask;
         let moved = live.count_ones();
         if moved > 0 {
-            let first_dest_word = self.slot(self.dest) / WORD;
+            let first_dest_word = self.dest_slot / WORD;
             let mut per_word: [(u64, i32); 2] = [(first_dest_word, 0), (u64::MAX, 0)];
             while live != 0 {
                 let bit = live.trailing_zeros() as u64;
@@ -223,10 +254,11 @@ impl LruStack {
                 let from = word * WORD + bit;
                 let b = self.slot_block[from as usize];
                 self.slot_block[from as usize] = NONE;
-                let to = self.dest;
+                let to = self.dest_slot;
                 self.dest += 1;
+                self.dest_slot = self.next(to);
                 self.place(b, to);
-                let w = self.slot(to) / WORD;
+                let w = to / WORD;
                 if w == per_word[0].0 {
                     per_word[0].1 += 1;
                 } else {
@@ -242,6 +274,9 @@ impl LruStack {
             }
         }
         self.cursor += len as i64;
+        // A chunk never crosses a word boundary, and the ring is whole
+        // words, so the cursor wraps only at the end of a word.
+        self.cursor_slot = if s + len == self.ring { 0 } else { s + len };
         len
     }
 
@@ -356,6 +391,14 @@ mod tests {
                 n.touch(b);
             }
             assert!(s.hi - s.lo <= s.ring as i64);
+            for (pos, slot) in [
+                (s.lo, s.lo_slot),
+                (s.hi, s.hi_slot),
+                (s.cursor, s.cursor_slot),
+                (s.dest, s.dest_slot),
+            ] {
+                assert_eq!(s.slot(pos), slot, "step {step}: slot tracking drifted");
+            }
         }
         assert_eq!(s.to_vec(), n.0);
     }

@@ -429,8 +429,10 @@ fn worker(
 ) {
     let mut in_flight = 0usize;
     let mut comps: Vec<Completion> = Vec::with_capacity(slots.len());
+    // The clock is read twice per request: right before submit and right
+    // after reap. The completion time doubles as the next round's `now`.
+    let mut now = engine.now();
     loop {
-        let now = engine.now();
         meter.tick(now);
         let stop = meter.done.load(Acquire);
         let mut next_ready = u64::MAX;
@@ -465,6 +467,7 @@ fn worker(
                 return;
             }
             engine.sleep_until(next_ready);
+            now = engine.now();
             continue;
         }
         comps.clear();
@@ -495,6 +498,7 @@ fn worker(
                 h.saturating_record((t - s.t_submit).max(1));
             }
         }
+        now = t;
     }
 }
 
@@ -630,4 +634,46 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
         reads,
         writes,
     }
+}
+
+/// Runs workload `w` on a simulated system, in virtual time, on the calling
+/// thread. `direct` bypasses the simulated cache, as O_DIRECT would.
+pub fn run_sim(
+    w: &Workload,
+    cfg: &RunConfig,
+    sim: &crate::sim::SimConfig,
+    direct: bool,
+) -> Result<(Measurement, crate::sim::SimStats), Error> {
+    cfg.validate()?;
+    let total = w.total_bytes();
+    if total > sim.capacity() {
+        return Err(Error::Usage(format!(
+            "the simulated {} holds {} but uniqueBytes needs {}",
+            sim.name,
+            crate::units::Bytes(sim.capacity()),
+            crate::units::Bytes(total)
+        )));
+    }
+    let mut engine = crate::sim::SimEngine::new(sim, total, direct, cfg.seed);
+    let per = w.bytes_per_generator();
+    let mut slots: Vec<Slot> = (0..w.process_num)
+        .map(|n| Slot::new(Generator::new(w, n, cfg.seed), n as i32, u64::from(n) * per))
+        .collect();
+    let meter = Meter::new(cfg, w, engine.now(), 1);
+    let mut lat = Latencies::new();
+    worker(
+        &mut engine,
+        &mut slots,
+        &meter,
+        0,
+        w.cpu_think.0.as_nanos() as u64,
+        &mut lat,
+    );
+    if let Some(e) = meter.failure.lock().unwrap().take() {
+        return Err(e);
+    }
+    if cfg.interrupt.load(Relaxed) {
+        return Err(Error::Interrupted);
+    }
+    Ok((summarise(&meter, &lat), engine.stats()))
 }

@@ -63,6 +63,27 @@ impl SystemInfo {
     }
 }
 
+impl SystemInfo {
+    /// The description of a simulated system: its preset name as the
+    /// device model, its cache capacity as memory.
+    pub fn simulated(sim: &crate::sim::SimConfig) -> SystemInfo {
+        SystemInfo {
+            hostname: "simulator".into(),
+            kernel: format!("willy simulator {}", env!("CARGO_PKG_VERSION")),
+            cpus: sim.cpu.cpus as usize,
+            memory_bytes: sim.cache.as_ref().map(|c| c.capacity.0).unwrap_or(0),
+            filesystem: None,
+            device: Some(format!("sim:{}", sim.name)),
+            device_model: Some(sim.description.clone()),
+            rotational: Some(!matches!(
+                sim.storage,
+                crate::sim::config::StorageConfig::Ssd { .. }
+            )),
+            willy_version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+}
+
 fn vendor_name(v: &str) -> String {
     match v {
         "0x1af4" => "virtio (0x1af4)".to_string(),

@@ -63,6 +63,8 @@ pub enum TargetKind {
     Files,
     /// A raw block device.
     Device,
+    /// A simulated system (`sim:PRESET`): no real I/O, virtual time.
+    Simulated,
 }
 
 /// Progress while files are being written: (bytes written, bytes in all).

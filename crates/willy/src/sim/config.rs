@@ -1,0 +1,317 @@
+//! A simulated system's description: the JSON of a preset.
+//!
+//! Units are in the field names: `_ms` milliseconds, `_mb_per_s` decimal
+//! megabytes (10^6 bytes) per second, byte sizes as integers or strings with
+//! a unit ("21MiB").
+
+use crate::units::Bytes;
+use crate::Error;
+use serde::{Deserialize, Serialize};
+
+/// A whole simulated system.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    /// Short name.
+    pub name: String,
+    /// What it models.
+    pub description: String,
+    /// The effective cache size(s) this system is built to show, smallest
+    /// first: what a self-scaling run should infer. `[]` without a cache.
+    pub cache_sizes_bytes: Vec<Bytes>,
+    /// The host: cost of the system call and the memory copy.
+    pub cpu: CpuConfig,
+    /// The file cache, or `null` for raw access.
+    pub cache: Option<CacheConfig>,
+    /// The storage below the cache.
+    pub storage: StorageConfig,
+}
+
+/// Per-request host costs. A request's copy between cache and user memory
+/// takes `request_overhead_ms + bytes / memory_mb_per_s` on one of `cpus`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuConfig {
+    /// Fixed cost of every request (system call, lookup), ms.
+    pub request_overhead_ms: f64,
+    /// Memory copy bandwidth, MB/s.
+    pub memory_mb_per_s: f64,
+    /// Requests that can be copied at once.
+    pub cpus: u32,
+}
+
+/// When a write reaches the storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WritePolicy {
+    /// Writes complete in the cache; dirty pages go to storage on eviction,
+    /// when dirty data passes `dirty_limit`, or from the periodic flusher.
+    WriteBack,
+    /// Writes complete when the storage has them; the cache keeps a clean copy.
+    WriteThrough,
+}
+
+/// An LRU page cache.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Capacity.
+    pub capacity: Bytes,
+    /// Page size (the unit of caching).
+    pub page_size: Bytes,
+    /// Write-back or write-through.
+    pub write_policy: WritePolicy,
+    /// Most dirty data the cache holds; a write past it writes out the
+    /// oldest dirty pages until half the limit is left, and waits for them.
+    /// `null`: only the capacity limits dirty data.
+    pub dirty_limit: Option<Bytes>,
+    /// The flusher wakes this often, s (`null`: no periodic flusher).
+    pub flush_interval_s: Option<f64>,
+    /// ... and writes out pages dirty for longer than this, s.
+    pub dirty_expire_s: f64,
+    /// Read-ahead on a sequential read miss: this much more is read.
+    pub readahead: Bytes,
+    /// Write dirty pages out as one sequential log write per batch (a
+    /// log-structured filesystem such as Sprite LFS) instead of to their
+    /// own addresses.
+    #[serde(default)]
+    pub log_writes: bool,
+}
+
+/// What is below the cache.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum StorageConfig {
+    /// One disk.
+    Disk {
+        /// The disk.
+        disk: DiskConfig,
+    },
+    /// RAID-0 over identical disks.
+    Raid0 {
+        /// Number of disks.
+        disks: u32,
+        /// Stripe unit.
+        stripe_unit: Bytes,
+        /// Each disk.
+        disk: DiskConfig,
+        /// A bus shared by all disks, MB/s (`null`: no shared bus).
+        bus_mb_per_s: Option<f64>,
+    },
+    /// A flash device: no seek, `channels` requests served at once.
+    Ssd {
+        /// Capacity.
+        capacity: Bytes,
+        /// Internal parallelism.
+        channels: u32,
+        /// Per-request latency, reads, ms.
+        read_overhead_ms: f64,
+        /// Per-request latency, writes, ms.
+        write_overhead_ms: f64,
+        /// Read transfer rate per channel, MB/s.
+        read_mb_per_s: f64,
+        /// Write transfer rate per channel, MB/s.
+        write_mb_per_s: f64,
+    },
+}
+
+/// Request queue order at a disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueuePolicy {
+    /// First come, first served.
+    Fcfs,
+    /// Elevator (LOOK): the nearest request ahead in the sweep direction.
+    Elevator,
+}
+
+/// A disk. Seek time for a distance of `d > 0` cylinders is
+/// `a + b * sqrt(d)` below `seek_break_cyl` and `c + e * d` from it on (the
+/// form of Barve et al. and Shen et al.); rotational latency is uniform over
+/// one revolution; transfer is at `media_mb_per_s`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiskConfig {
+    /// Capacity.
+    pub capacity: Bytes,
+    /// Cylinders over the capacity.
+    pub cylinders: u64,
+    /// Short-seek constant, ms.
+    pub seek_a_ms: f64,
+    /// Short-seek sqrt coefficient, ms.
+    pub seek_b_ms: f64,
+    /// Long-seek constant, ms.
+    pub seek_c_ms: f64,
+    /// Long-seek linear coefficient, ms per cylinder.
+    pub seek_e_ms: f64,
+    /// Where long seeks start, cylinders.
+    pub seek_break_cyl: u64,
+    /// Spindle speed.
+    pub rpm: f64,
+    /// Media transfer rate, MB/s.
+    pub media_mb_per_s: f64,
+    /// Controller overhead per request, ms.
+    pub overhead_ms: f64,
+    /// On-disk read-ahead buffer: after a read the disk reads ahead at the
+    /// media rate, up to this much; a read continuing the previous one gets
+    /// what was read ahead at `buffer_mb_per_s`.
+    pub track_buffer: Bytes,
+    /// Transfer rate from the track buffer, MB/s.
+    pub buffer_mb_per_s: f64,
+    /// Queue order.
+    pub queue: QueuePolicy,
+}
+
+impl DiskConfig {
+    /// Seek time in ms for `d` cylinders.
+    pub fn seek_ms(&self, d: u64) -> f64 {
+        if d == 0 {
+            0.0
+        } else if d < self.seek_break_cyl {
+            self.seek_a_ms + self.seek_b_ms * (d as f64).sqrt()
+        } else {
+            self.seek_c_ms + self.seek_e_ms * d as f64
+        }
+    }
+
+    /// One revolution, ms.
+    pub fn revolution_ms(&self) -> f64 {
+        60_000.0 / self.rpm
+    }
+}
+
+/// The built-in presets: (name, JSON). The files live in `presets/`.
+pub const PRESETS: &[(&str, &str)] = &[
+    (
+        "sparc1990",
+        include_str!("../../../../presets/sparc1990.json"),
+    ),
+    ("hdd", include_str!("../../../../presets/hdd.json")),
+    ("ssd", include_str!("../../../../presets/ssd.json")),
+    ("raid0", include_str!("../../../../presets/raid0.json")),
+    (
+        "split-cache",
+        include_str!("../../../../presets/split-cache.json"),
+    ),
+    (
+        "write-through",
+        include_str!("../../../../presets/write-through.json"),
+    ),
+    (
+        "raw-disk",
+        include_str!("../../../../presets/raw-disk.json"),
+    ),
+];
+
+impl SimConfig {
+    /// Parses and checks a configuration.
+    pub fn from_json(text: &str, origin: &str) -> Result<SimConfig, Error> {
+        let c: SimConfig = serde_json::from_str(text)
+            .map_err(|e| Error::Usage(format!("simulator config {origin}: {e}")))?;
+        c.validate()
+            .map_err(|m| Error::Usage(format!("simulator config {origin}: {m}")))?;
+        Ok(c)
+    }
+
+    /// `sim:NAME` (a built-in preset) or `sim:path/to/config.json`.
+    pub fn load(spec: &str) -> Result<SimConfig, Error> {
+        if let Some((_, text)) = PRESETS.iter().find(|(n, _)| *n == spec) {
+            return SimConfig::from_json(text, spec);
+        }
+        let p = std::path::Path::new(spec);
+        if p.extension().is_some_and(|e| e == "json") || p.exists() {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Error::Usage(format!("cannot read simulator config {spec}: {e}")))?;
+            return SimConfig::from_json(&text, spec);
+        }
+        let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+        Err(Error::Usage(format!(
+            "unknown simulator preset {spec:?}; presets: {}",
+            names.join(", ")
+        )))
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let pos = |v: f64, k: &str| {
+            if v > 0.0 && v.is_finite() {
+                Ok(())
+            } else {
+                Err(format!("{k} must be positive"))
+            }
+        };
+        let nonneg = |v: f64, k: &str| {
+            if v >= 0.0 && v.is_finite() {
+                Ok(())
+            } else {
+                Err(format!("{k} must not be negative"))
+            }
+        };
+        pos(self.cpu.memory_mb_per_s, "cpu.memory_mb_per_s")?;
+        nonneg(self.cpu.request_overhead_ms, "cpu.request_overhead_ms")?;
+        if self.cpu.cpus == 0 {
+            return Err("cpu.cpus must be at least 1".into());
+        }
+        if let Some(c) = &self.cache {
+            if c.page_size.0 == 0 || c.capacity.0 < c.page_size.0 {
+                return Err("cache.capacity must hold at least one page".into());
+            }
+            nonneg(c.dirty_expire_s, "cache.dirty_expire_s")?;
+            if let Some(f) = c.flush_interval_s {
+                pos(f, "cache.flush_interval_s")?;
+            }
+        }
+        let disk = |d: &DiskConfig| -> Result<(), String> {
+            pos(d.rpm, "disk.rpm")?;
+            pos(d.media_mb_per_s, "disk.media_mb_per_s")?;
+            pos(d.buffer_mb_per_s, "disk.buffer_mb_per_s")?;
+            nonneg(d.overhead_ms, "disk.overhead_ms")?;
+            if d.cylinders == 0 || d.capacity.0 == 0 {
+                return Err("disk.cylinders and disk.capacity must be positive".into());
+            }
+            Ok(())
+        };
+        match &self.storage {
+            StorageConfig::Disk { disk: d } => disk(d)?,
+            StorageConfig::Raid0 {
+                disks,
+                stripe_unit,
+                disk: d,
+                bus_mb_per_s,
+            } => {
+                disk(d)?;
+                if *disks == 0 || stripe_unit.0 == 0 {
+                    return Err("raid0 needs at least one disk and a positive stripe_unit".into());
+                }
+                if let Some(b) = bus_mb_per_s {
+                    pos(*b, "storage.bus_mb_per_s")?;
+                }
+            }
+            StorageConfig::Ssd {
+                capacity,
+                channels,
+                read_mb_per_s,
+                write_mb_per_s,
+                read_overhead_ms,
+                write_overhead_ms,
+            } => {
+                if capacity.0 == 0 || *channels == 0 {
+                    return Err("ssd needs a positive capacity and at least one channel".into());
+                }
+                pos(*read_mb_per_s, "storage.read_mb_per_s")?;
+                pos(*write_mb_per_s, "storage.write_mb_per_s")?;
+                nonneg(*read_overhead_ms, "storage.read_overhead_ms")?;
+                nonneg(*write_overhead_ms, "storage.write_overhead_ms")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes the storage holds.
+    pub fn capacity(&self) -> u64 {
+        match &self.storage {
+            StorageConfig::Disk { disk } => disk.capacity.0,
+            StorageConfig::Raid0 { disks, disk, .. } => disk.capacity.0 * u64::from(*disks),
+            StorageConfig::Ssd { capacity, .. } => capacity.0,
+        }
+    }
+}

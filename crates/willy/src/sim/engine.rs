@@ -1,0 +1,430 @@
+//! The simulated system as an [`Engine`]: the core loop drives it exactly as
+//! it drives a real engine, and its clock is virtual.
+//!
+//! A request's life:
+//! - **No cache** (raw, or `--direct`): the storage does the I/O.
+//! - **Read**: cached pages are touched. Missing pages are read from storage
+//!   in one operation, extended by the read-ahead when the read starts where
+//!   the previous read of the same file ended, and then cached.
+//! - **Write, write-back**: pages are cached dirty. If dirty data passes
+//!   the dirty limit, the oldest dirty pages are written out and the write
+//!   waits for them.
+//! - **Write, write-through**: pages are cached clean and the write waits
+//!   for the storage.
+//! - Inserting a page into a full cache evicts the least recently used
+//!   page; a dirty victim is written out and the request that evicted it
+//!   waits (direct reclaim).
+//! - A periodic flusher writes pages dirty for longer than `dirty_expire_s`
+//!   in the background.
+//! - Every request ends with `request_overhead + bytes / memory bandwidth`
+//!   on one of the CPUs (the copy between cache and user memory).
+//!
+//! Files are laid out one after the other on the simulated device, and the
+//! cache starts as the real one does after willy has written the files:
+//! holding the last-written pages, clean.
+
+use super::cache::PageCache;
+use super::config::{SimConfig, WritePolicy};
+use super::storage::{ms, transfer_ns, Schedule, Storage, StorageOp};
+use crate::engine::{Completion, Engine, Io};
+use crate::generator::Op;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    DiskDone(usize),
+    Part(usize),
+    CpuDone(usize),
+    Flush,
+}
+
+#[derive(Clone, Debug)]
+struct Job {
+    /// The slot to complete, or `None` for background write-outs.
+    slot: Option<usize>,
+    bytes: u64,
+    pending: u32,
+    /// Pages to cache (clean) when the storage read completes.
+    insert: Option<(u32, u32)>,
+    copy_ns: u64,
+}
+
+/// Counters for tests and reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SimStats {
+    /// Read requests all of whose pages were cached.
+    pub read_hits: u64,
+    /// Read requests that went to storage.
+    pub read_misses: u64,
+    /// Pages written out to storage (any cause).
+    pub pages_written_out: u64,
+}
+
+/// A simulated storage system.
+pub struct SimEngine {
+    now: u64,
+    seq: u64,
+    events: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    cache: Option<PageCache>,
+    page: u64,
+    pages: u64,
+    policy: WritePolicy,
+    dirty_limit: Option<u64>,
+    /// Log-structured write-out: the next log position, and the log's span.
+    log: Option<(u64, u64, u64)>,
+    readahead_pages: u64,
+    expire_ns: u64,
+    flush_ns: Option<u64>,
+    overhead_ns: u64,
+    memory_mb_per_s: f64,
+    cpu_free: Vec<u64>,
+    storage: Storage,
+    rng: Xoshiro256PlusPlus,
+    jobs: Vec<Option<Job>>,
+    free_jobs: Vec<usize>,
+    last_read_end: HashMap<i32, u64>,
+    done: Vec<Completion>,
+    scratch: Vec<Schedule>,
+    stats: SimStats,
+}
+
+impl SimEngine {
+    /// A simulation of `cfg` over a device of `bytes` bytes. With
+    /// `bypass_cache` (willy's `--direct`) the cache is not used.
+    pub fn new(cfg: &SimConfig, bytes: u64, bypass_cache: bool, seed: u64) -> SimEngine {
+        let cache_cfg = cfg.cache.as_ref().filter(|_| !bypass_cache);
+        let page = cache_cfg.map(|c| c.page_size.0).unwrap_or(4096);
+        let pages = bytes.div_ceil(page);
+        let mut e = SimEngine {
+            now: 0,
+            seq: 0,
+            events: BinaryHeap::new(),
+            cache: cache_cfg.map(|c| PageCache::new(c.capacity.0 / page, pages)),
+            page,
+            pages,
+            policy: cache_cfg
+                .map(|c| c.write_policy)
+                .unwrap_or(WritePolicy::WriteThrough),
+            dirty_limit: cache_cfg
+                .and_then(|c| c.dirty_limit)
+                .map(|d| (d.0 / page).max(1)),
+            // The log lives past the files, or over the whole device if the
+            // files leave no room: (head, start, end).
+            log: cache_cfg.filter(|c| c.log_writes).map(|_| {
+                let start = pages * page;
+                let start = if cfg.capacity() - start >= 64 << 20 {
+                    start
+                } else {
+                    0
+                };
+                (start, start, cfg.capacity())
+            }),
+            readahead_pages: cache_cfg.map(|c| c.readahead.0.div_ceil(page)).unwrap_or(0),
+            expire_ns: cache_cfg.map(|c| ms(c.dirty_expire_s * 1e3)).unwrap_or(0),
+            flush_ns: cache_cfg
+                .and_then(|c| c.flush_interval_s)
+                .map(|s| ms(s * 1e3)),
+            overhead_ns: ms(cfg.cpu.request_overhead_ms),
+            memory_mb_per_s: cfg.cpu.memory_mb_per_s,
+            cpu_free: vec![0; cfg.cpu.cpus as usize],
+            storage: Storage::new(&cfg.storage),
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x51D0_51D0),
+            jobs: Vec::new(),
+            free_jobs: Vec::new(),
+            last_read_end: HashMap::new(),
+            done: Vec::new(),
+            scratch: Vec::new(),
+            stats: SimStats::default(),
+        };
+        // The files were just written and synced: the cache holds the last
+        // pages written, clean.
+        if let Some(c) = &mut e.cache {
+            for p in 0..pages {
+                c.insert(p as u32, false, 0);
+            }
+        }
+        if let Some(f) = e.flush_ns {
+            e.push(f, Event::Flush);
+        }
+        e
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> SimStats {
+        self.stats
+    }
+
+    fn push(&mut self, t: u64, ev: Event) {
+        self.seq += 1;
+        self.events.push(Reverse((t, self.seq, ev)));
+    }
+
+    fn new_job(&mut self, job: Job) -> usize {
+        match self.free_jobs.pop() {
+            Some(i) => {
+                self.jobs[i] = Some(job);
+                i
+            }
+            None => {
+                self.jobs.push(Some(job));
+                self.jobs.len() - 1
+            }
+        }
+    }
+
+    fn schedule(&mut self) {
+        let mut s = std::mem::take(&mut self.scratch);
+        for x in s.drain(..) {
+            match x {
+                Schedule::DiskDone(d, t) => self.push(t, Event::DiskDone(d)),
+                Schedule::Part(tag, t) => self.push(t, Event::Part(tag)),
+            }
+        }
+        self.scratch = s;
+    }
+
+    fn storage_op(&mut self, op: Op, offset: u64, len: u64, job: usize) {
+        let mut out = std::mem::take(&mut self.scratch);
+        let op = StorageOp {
+            op,
+            offset,
+            len,
+            tag: job,
+        };
+        let parts = self.storage.submit(self.now, op, &mut self.rng, &mut out);
+        self.scratch = out;
+        self.jobs[job].as_mut().expect("live job").pending += parts;
+        self.schedule();
+    }
+
+    /// Writes `pages` out as part of `job`: sorted and merged into runs at
+    /// their own addresses, or as one sequential write at the log head.
+    fn write_out(&mut self, mut pages: Vec<u32>, job: usize) {
+        self.stats.pages_written_out += pages.len() as u64;
+        if let Some((head, start, end)) = self.log {
+            let len = pages.len() as u64 * self.page;
+            let at = if head + len > end { start } else { head };
+            self.log = Some((at + len, start, end));
+            self.storage_op(Op::Write, at, len.min(end - start), job);
+            return;
+        }
+        pages.sort_unstable();
+        let mut i = 0;
+        while i < pages.len() {
+            let mut j = i + 1;
+            while j < pages.len() && pages[j] == pages[j - 1] + 1 {
+                j += 1;
+            }
+            let (first, n) = (u64::from(pages[i]), (j - i) as u64);
+            self.storage_op(Op::Write, first * self.page, n * self.page, job);
+            i = j;
+        }
+    }
+
+    /// Caches `first..=last` (clean, or dirty); dirty victims are written
+    /// out as part of `job`.
+    fn cache_pages(&mut self, first: u32, last: u32, dirty: bool, job: usize) {
+        let now = self.now;
+        let Some(c) = &mut self.cache else { return };
+        let mut victims = Vec::new();
+        for p in first..=last {
+            if let Some(ev) = c.insert(p, dirty, now) {
+                if ev.dirty {
+                    victims.push(ev.page);
+                }
+            }
+        }
+        if dirty {
+            if let Some(limit) = self.dirty_limit.filter(|&l| c.dirty_len() > l) {
+                // Throttle: write out the oldest until half the limit is left.
+                while c.dirty_len() > limit / 2 {
+                    let (p, _) = c.oldest_dirty().expect("dirty pages exist");
+                    c.clean(p);
+                    victims.push(p);
+                }
+            }
+        }
+        if !victims.is_empty() {
+            self.write_out(victims, job);
+        }
+    }
+
+    /// The job's storage work is done: cache what it read, else copy.
+    fn advance(&mut self, id: usize) {
+        let job = self.jobs[id].as_mut().expect("live job");
+        if job.pending > 0 {
+            return;
+        }
+        if let Some((first, last)) = job.insert.take() {
+            self.cache_pages(first, last, false, id);
+            if self.jobs[id].as_ref().expect("live job").pending > 0 {
+                return;
+            }
+        }
+        let job = self.jobs[id].as_ref().expect("live job");
+        if job.slot.is_none() {
+            self.jobs[id] = None;
+            self.free_jobs.push(id);
+            return;
+        }
+        let (i, &free) = self
+            .cpu_free
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, &f)| f)
+            .expect("a cpu");
+        let t = free.max(self.now) + job.copy_ns;
+        self.cpu_free[i] = t;
+        self.push(t, Event::CpuDone(id));
+    }
+
+    fn flush(&mut self) {
+        let Some(c) = &mut self.cache else { return };
+        let mut pages = Vec::new();
+        while let Some((p, since)) = c.oldest_dirty() {
+            if self.now.saturating_sub(since) < self.expire_ns {
+                break;
+            }
+            c.clean(p);
+            pages.push(p);
+        }
+        if !pages.is_empty() {
+            let job = self.new_job(Job {
+                slot: None,
+                bytes: 0,
+                pending: 0,
+                insert: None,
+                copy_ns: 0,
+            });
+            self.write_out(pages, job);
+            self.advance(job);
+        }
+        if let Some(f) = self.flush_ns {
+            self.push(self.now + f, Event::Flush);
+        }
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::DiskDone(d) => {
+                let mut out = std::mem::take(&mut self.scratch);
+                self.storage.disk_done(d, self.now, &mut self.rng, &mut out);
+                self.scratch = out;
+                self.schedule();
+            }
+            Event::Part(id) => {
+                self.jobs[id].as_mut().expect("live job").pending -= 1;
+                self.advance(id);
+            }
+            Event::CpuDone(id) => {
+                let job = self.jobs[id].take().expect("live job");
+                self.free_jobs.push(id);
+                self.done.push(Completion {
+                    slot: job.slot.expect("a request"),
+                    result: job.bytes as i64,
+                });
+            }
+            Event::Flush => self.flush(),
+        }
+    }
+}
+
+impl Engine for SimEngine {
+    fn submit(&mut self, slot: usize, io: &Io) -> std::io::Result<()> {
+        let len = io.len as u64;
+        let copy_ns = self.overhead_ns + transfer_ns(len, self.memory_mb_per_s);
+        let job = self.new_job(Job {
+            slot: Some(slot),
+            bytes: len,
+            pending: 0,
+            insert: None,
+            copy_ns,
+        });
+        if self.cache.is_none() {
+            self.storage_op(io.op, io.offset, len, job);
+            self.advance(job);
+            return Ok(());
+        }
+        let first = (io.offset / self.page) as u32;
+        let last = ((io.offset + len - 1) / self.page) as u32;
+        match io.op {
+            Op::Read => {
+                let seq = self.last_read_end.insert(io.fd, io.offset + len) == Some(io.offset);
+                let c = self.cache.as_mut().expect("cache");
+                let mut missing: Option<(u32, u32)> = None;
+                for p in first..=last {
+                    if !c.touch(p) {
+                        missing = Some(missing.map_or((p, p), |(a, _)| (a, p)));
+                    }
+                }
+                match missing {
+                    None => self.stats.read_hits += 1,
+                    Some((a, b)) => {
+                        self.stats.read_misses += 1;
+                        let extra = if seq { self.readahead_pages } else { 0 };
+                        let b = (u64::from(b) + extra).min(self.pages - 1) as u32;
+                        self.jobs[job].as_mut().expect("live job").insert = Some((a, b));
+                        let (off, n) = (u64::from(a) * self.page, u64::from(b - a + 1) * self.page);
+                        self.storage_op(Op::Read, off, n, job);
+                    }
+                }
+            }
+            Op::Write => match self.policy {
+                WritePolicy::WriteBack => self.cache_pages(first, last, true, job),
+                WritePolicy::WriteThrough => {
+                    self.cache_pages(first, last, false, job);
+                    self.storage_op(Op::Write, io.offset, len, job);
+                }
+            },
+        }
+        self.advance(job);
+        Ok(())
+    }
+
+    fn reap(&mut self, deadline: Option<u64>, out: &mut Vec<Completion>) -> std::io::Result<()> {
+        loop {
+            if !self.done.is_empty() {
+                out.append(&mut self.done);
+                return Ok(());
+            }
+            let Some(Reverse((t, _, _))) = self.events.peek().copied() else {
+                if deadline.is_none() {
+                    // Something was submitted that can never complete: a bug
+                    // in the model. Fail rather than spin.
+                    return Err(std::io::Error::other(
+                        "simulator: requests in flight but no events pending",
+                    ));
+                }
+                self.now = self.now.max(deadline.unwrap_or(0));
+                return Ok(());
+            };
+            if deadline.is_some_and(|d| t > d) {
+                self.now = self.now.max(deadline.unwrap_or(0));
+                return Ok(());
+            }
+            let Reverse((t, _, ev)) = self.events.pop().expect("peeked");
+            self.now = self.now.max(t);
+            self.handle(ev);
+        }
+    }
+
+    fn now(&self) -> u64 {
+        self.now
+    }
+
+    fn sleep_until(&mut self, t: u64) {
+        // Background events (flushes) still happen while nothing is in flight.
+        while let Some(Reverse((et, _, _))) = self.events.peek().copied() {
+            if et > t {
+                break;
+            }
+            let Reverse((et, _, ev)) = self.events.pop().expect("peeked");
+            self.now = self.now.max(et);
+            self.handle(ev);
+        }
+        self.now = self.now.max(t);
+    }
+}

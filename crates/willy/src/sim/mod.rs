@@ -1,0 +1,18 @@
+//! A deterministic simulated storage system: the test oracle, and what-if
+//! runs for users (`--target sim:PRESET` or `--target sim:config.json`).
+//!
+//! Virtual time, discrete events, no real I/O and no sleeping. The very same
+//! generators and core loop as a real run drive [`SimEngine`], an
+//! [`crate::engine::Engine`] whose clock is virtual. What it models:
+//! an LRU page cache (write-back or write-through, a dirty limit, a periodic
+//! flusher, read-ahead), disks (seek curve, rotation, media rate, overhead,
+//! track buffer, FCFS or elevator queue), RAID-0 with a shared bus, SSDs with
+//! internal parallelism, and raw access with no cache. See docs/SIMULATOR.md.
+
+pub mod cache;
+pub mod config;
+pub mod engine;
+pub mod storage;
+
+pub use config::{SimConfig, PRESETS};
+pub use engine::{SimEngine, SimStats};

@@ -1,0 +1,376 @@
+//! Simulated storage: disks (seek, rotation, transfer, track buffer, a
+//! queue), RAID-0 over disks with an optional shared bus, and SSDs.
+//!
+//! Storage works in events: [`Storage::submit`] queues an operation and
+//! returns what to schedule; [`Storage::disk_done`] ends a disk's current
+//! operation and starts its next. An operation carries a `tag` that the
+//! caller gets back when all of it has completed.
+
+use super::config::{DiskConfig, QueuePolicy, StorageConfig};
+use crate::generator::Op;
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::VecDeque;
+
+/// Milliseconds to nanoseconds.
+pub fn ms(v: f64) -> u64 {
+    (v * 1e6).round() as u64
+}
+
+/// Nanoseconds to move `bytes` at `mb_per_s` (10^6 bytes per second).
+pub fn transfer_ns(bytes: u64, mb_per_s: f64) -> u64 {
+    (bytes as f64 * 1e3 / mb_per_s).round() as u64
+}
+
+/// One storage operation: `len` bytes at `offset`, reported back as `tag`.
+#[derive(Clone, Copy, Debug)]
+pub struct StorageOp {
+    /// Read or write.
+    pub op: Op,
+    /// Byte offset on the (whole) storage.
+    pub offset: u64,
+    /// Length in bytes.
+    pub len: u64,
+    /// Returned with each completed part.
+    pub tag: usize,
+}
+
+#[derive(Clone, Debug)]
+struct Disk {
+    cfg: DiskConfig,
+    queue: VecDeque<StorageOp>,
+    current: Option<StorageOp>,
+    head_cyl: u64,
+    sweep_up: bool,
+    /// The previous read ended here, at this time; since then the disk has
+    /// been reading ahead into its track buffer.
+    last_read_end: u64,
+    last_read_done: u64,
+    /// The previous operation of either kind ended here.
+    last_end: u64,
+}
+
+impl Disk {
+    fn cylinder(&self, offset: u64) -> u64 {
+        ((offset as u128 * u128::from(self.cfg.cylinders)) / u128::from(self.cfg.capacity.0.max(1)))
+            as u64
+    }
+
+    /// Picks the next operation by the queue policy.
+    fn pick(&mut self) -> Option<StorageOp> {
+        match self.cfg.queue {
+            QueuePolicy::Fcfs => self.queue.pop_front(),
+            QueuePolicy::Elevator => {
+                if self.queue.is_empty() {
+                    return None;
+                }
+                // LOOK: nearest cylinder in the sweep direction; reverse if none.
+                for _ in 0..2 {
+                    let head = self.head_cyl;
+                    let best = self
+                        .queue
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, o)| {
+                            let c = self.cylinder(o.offset);
+                            if self.sweep_up {
+                                c >= head
+                            } else {
+                                c <= head
+                            }
+                        })
+                        .min_by_key(|(i, o)| (self.cylinder(o.offset).abs_diff(head), *i))
+                        .map(|(i, _)| i);
+                    if let Some(i) = best {
+                        return self.queue.remove(i);
+                    }
+                    self.sweep_up = !self.sweep_up;
+                }
+                self.queue.pop_front()
+            }
+        }
+    }
+
+    /// Service time of `o` starting at `now`, in ns; moves the head.
+    ///
+    /// - A read that continues the previous read: after the previous read
+    ///   the disk kept reading ahead at the media rate, up to
+    ///   `track_buffer` bytes. What it has read ahead comes from the buffer
+    ///   at buffer speed, the rest from the media; no seek, no rotation.
+    /// - An operation that continues the previous one streams on: overhead
+    ///   + media transfer, no seek, no rotational delay.
+    /// - Anything else: overhead + seek + rotation + media transfer.
+    fn service(&mut self, o: &StorageOp, now: u64, rng: &mut Xoshiro256PlusPlus) -> u64 {
+        let c = &self.cfg;
+        let t = if o.op == Op::Read && o.offset == self.last_read_end {
+            let idle_ns = now.saturating_sub(self.last_read_done);
+            let ahead = ((idle_ns as f64 * c.media_mb_per_s / 1e3) as u64).min(c.track_buffer.0);
+            let from_buffer = ahead.min(o.len);
+            ms(c.overhead_ms)
+                + transfer_ns(from_buffer, c.buffer_mb_per_s)
+                + transfer_ns(o.len - from_buffer, c.media_mb_per_s)
+        } else if o.offset == self.last_end {
+            ms(c.overhead_ms) + transfer_ns(o.len, c.media_mb_per_s)
+        } else {
+            let d = self.cylinder(o.offset).abs_diff(self.head_cyl);
+            let rot = rng.random::<f64>() * c.revolution_ms();
+            ms(c.overhead_ms + c.seek_ms(d) + rot) + transfer_ns(o.len, c.media_mb_per_s)
+        };
+        self.head_cyl = self.cylinder(o.offset + o.len);
+        self.last_end = o.offset + o.len;
+        if o.op == Op::Read {
+            self.last_read_end = o.offset + o.len;
+            self.last_read_done = now + t;
+        }
+        t
+    }
+}
+
+/// Something for the caller to schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// Disk `n` finishes its current operation at this time.
+    DiskDone(usize, u64),
+    /// Part of the operation tagged `tag` completes at this time.
+    Part(usize, u64),
+}
+
+/// The storage below the cache.
+#[derive(Clone, Debug)]
+pub struct Storage {
+    disks: Vec<Disk>,
+    stripe: u64,
+    bus_mb_per_s: Option<f64>,
+    bus_free: u64,
+    /// SSD: when each channel is next free; per-request costs.
+    ssd: Option<Ssd>,
+}
+
+#[derive(Clone, Debug)]
+struct Ssd {
+    free: Vec<u64>,
+    read: (u64, f64),
+    write: (u64, f64),
+}
+
+impl Storage {
+    /// Builds the storage of a configuration.
+    pub fn new(cfg: &StorageConfig) -> Storage {
+        let disk = |d: &DiskConfig| Disk {
+            cfg: d.clone(),
+            queue: VecDeque::new(),
+            current: None,
+            head_cyl: 0,
+            sweep_up: true,
+            last_read_end: u64::MAX,
+            last_read_done: 0,
+            last_end: u64::MAX,
+        };
+        match cfg {
+            StorageConfig::Disk { disk: d } => Storage {
+                disks: vec![disk(d)],
+                stripe: u64::MAX,
+                bus_mb_per_s: None,
+                bus_free: 0,
+                ssd: None,
+            },
+            StorageConfig::Raid0 {
+                disks,
+                stripe_unit,
+                disk: d,
+                bus_mb_per_s,
+            } => Storage {
+                disks: (0..*disks).map(|_| disk(d)).collect(),
+                stripe: stripe_unit.0,
+                bus_mb_per_s: *bus_mb_per_s,
+                bus_free: 0,
+                ssd: None,
+            },
+            StorageConfig::Ssd {
+                channels,
+                read_overhead_ms,
+                write_overhead_ms,
+                read_mb_per_s,
+                write_mb_per_s,
+                ..
+            } => Storage {
+                disks: vec![],
+                stripe: u64::MAX,
+                bus_mb_per_s: None,
+                bus_free: 0,
+                ssd: Some(Ssd {
+                    free: vec![0; *channels as usize],
+                    read: (ms(*read_overhead_ms), *read_mb_per_s),
+                    write: (ms(*write_overhead_ms), *write_mb_per_s),
+                }),
+            },
+        }
+    }
+
+    /// Queues `req` at time `now`; returns the number of parts it was split
+    /// into, and pushes what to schedule.
+    pub fn submit(
+        &mut self,
+        now: u64,
+        req: StorageOp,
+        rng: &mut Xoshiro256PlusPlus,
+        out: &mut Vec<Schedule>,
+    ) -> u32 {
+        let StorageOp {
+            op,
+            offset,
+            len,
+            tag,
+        } = req;
+        if let Some(ssd) = &mut self.ssd {
+            let (over, rate) = if op == Op::Read { ssd.read } else { ssd.write };
+            let (i, &free) = ssd
+                .free
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, &f)| f)
+                .expect("a channel");
+            let done = free.max(now) + over + transfer_ns(len, rate);
+            ssd.free[i] = done;
+            out.push(Schedule::Part(tag, done));
+            return 1;
+        }
+        let n = self.disks.len() as u64;
+        let mut parts = 0;
+        let mut off = offset;
+        let end = offset + len;
+        while off < end {
+            // RAID-0: stripe unit `s` number k lives on disk k mod n at k / n.
+            let (disk, local, piece) = if n == 1 {
+                (0, off, end - off)
+            } else {
+                let k = off / self.stripe;
+                let within = off % self.stripe;
+                let piece = (self.stripe - within).min(end - off);
+                ((k % n) as usize, (k / n) * self.stripe + within, piece)
+            };
+            parts += 1;
+            let d = &mut self.disks[disk];
+            d.queue.push_back(StorageOp {
+                op,
+                offset: local,
+                len: piece,
+                tag,
+            });
+            if d.current.is_none() {
+                self.start(disk, now, rng, out);
+            }
+            off += piece;
+        }
+        parts
+    }
+
+    fn start(
+        &mut self,
+        disk: usize,
+        now: u64,
+        rng: &mut Xoshiro256PlusPlus,
+        out: &mut Vec<Schedule>,
+    ) {
+        let d = &mut self.disks[disk];
+        if let Some(o) = d.pick() {
+            let t = d.service(&o, now, rng);
+            d.current = Some(o);
+            out.push(Schedule::DiskDone(disk, now + t));
+        }
+    }
+
+    /// Disk `disk` finished its operation at `now`: passes the part on
+    /// (through the bus, if shared) and starts the next operation.
+    pub fn disk_done(
+        &mut self,
+        disk: usize,
+        now: u64,
+        rng: &mut Xoshiro256PlusPlus,
+        out: &mut Vec<Schedule>,
+    ) {
+        let o = self.disks[disk]
+            .current
+            .take()
+            .expect("a disk completes what it started");
+        let at = match self.bus_mb_per_s {
+            Some(rate) => {
+                self.bus_free = self.bus_free.max(now) + transfer_ns(o.len, rate);
+                self.bus_free
+            }
+            None => now,
+        };
+        out.push(Schedule::Part(o.tag, at));
+        self.start(disk, now, rng, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::SimConfig;
+    use rand::SeedableRng;
+
+    /// Keeps `depth` random 4 KiB reads queued at one disk, with offsets
+    /// drawn independently over `span` bytes; returns operations per second.
+    fn closed_loop(queue: QueuePolicy, depth: usize, span: u64) -> f64 {
+        let mut cfg = SimConfig::load("raw-disk").unwrap().storage;
+        let StorageConfig::Disk { disk } = &mut cfg else {
+            panic!("one disk")
+        };
+        disk.queue = queue;
+        let mut st = Storage::new(&cfg);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let mut offsets = Xoshiro256PlusPlus::seed_from_u64(10);
+        let mut events: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>> =
+            Default::default();
+        let mut out = Vec::new();
+        let read = |offset, tag| StorageOp {
+            op: Op::Read,
+            offset,
+            len: 4096,
+            tag,
+        };
+        let draw = |r: &mut Xoshiro256PlusPlus| r.random_range(0..span / 4096) * 4096;
+        for tag in 0..depth {
+            st.submit(0, read(draw(&mut offsets), tag), &mut rng, &mut out);
+        }
+        let (mut now, mut done) = (0, 0u64);
+        while done < 20_000 {
+            let pending: Vec<Schedule> = std::mem::take(&mut out);
+            for s in pending {
+                match s {
+                    Schedule::DiskDone(d, t) => events.push(std::cmp::Reverse((t, d))),
+                    Schedule::Part(tag, t) => {
+                        done += 1;
+                        now = now.max(t);
+                        st.submit(now, read(draw(&mut offsets), tag), &mut rng, &mut out);
+                    }
+                }
+            }
+            if out.is_empty() {
+                let std::cmp::Reverse((t, d)) = events.pop().expect("the disk is busy");
+                now = t;
+                st.disk_done(d, now, &mut rng, &mut out);
+            }
+        }
+        done as f64 / (now as f64 / 1e9)
+    }
+
+    #[test]
+    fn the_elevator_beats_fcfs_under_a_deep_queue() {
+        let span = 256 << 20;
+        let fcfs = closed_loop(QueuePolicy::Fcfs, 16, span);
+        let elevator = closed_loop(QueuePolicy::Elevator, 16, span);
+        assert!(
+            elevator > 1.25 * fcfs,
+            "elevator {elevator:.1}/s vs FCFS {fcfs:.1}/s"
+        );
+        // With one request queued there is nothing to reorder.
+        let (a, b) = (
+            closed_loop(QueuePolicy::Fcfs, 1, span),
+            closed_loop(QueuePolicy::Elevator, 1, span),
+        );
+        assert!((a / b - 1.0).abs() < 1e-9, "{a} vs {b}");
+    }
+}

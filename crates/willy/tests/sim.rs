@@ -1,0 +1,282 @@
+//! The simulator against what can be computed by hand from its presets.
+
+use statrs::distribution::{Binomial, DiscreteCDF};
+use std::time::Duration;
+use willy::engine::{Engine, Io};
+use willy::generator::Generator;
+use willy::run::{run_sim, RunConfig};
+use willy::sim::config::{DiskConfig, QueuePolicy, StorageConfig};
+use willy::sim::{SimConfig, SimEngine};
+use willy::units::Bytes;
+use willy::workload::Workload;
+
+fn workload(unique: u64, size: u64, read: f64, seq: f64, procs: u32) -> Workload {
+    Workload {
+        unique_bytes: Bytes(unique),
+        size_mean: Bytes(size),
+        read_frac: read,
+        seq_frac: seq,
+        process_num: procs,
+        cpu_think: Default::default(),
+        block_size: Bytes(4096),
+    }
+}
+
+/// A fixed-length virtual run: no early stop, a short warm start.
+fn long_run(secs: u64) -> RunConfig {
+    RunConfig {
+        min_duration: Duration::from_secs(secs),
+        max_duration: Duration::from_secs(secs),
+        target_ci_rel: 1e-9,
+        warmup_min: Duration::from_millis(500),
+        warmup_max: Duration::from_secs(2),
+        ..RunConfig::default()
+    }
+}
+
+fn preset(name: &str) -> SimConfig {
+    SimConfig::load(name).unwrap()
+}
+
+#[test]
+fn every_preset_loads_and_declares_its_cache_sizes() {
+    for (name, _) in willy::sim::PRESETS {
+        let c = preset(name);
+        assert_eq!(c.name, *name);
+        let sizes: Vec<u64> = c.cache_sizes_bytes.iter().map(|b| b.0).collect();
+        assert!(
+            sizes.windows(2).all(|w| w[0] < w[1]),
+            "{name}: sizes not increasing"
+        );
+        assert_eq!(sizes.is_empty(), c.cache.is_none(), "{name}");
+        if let Some(cache) = &c.cache {
+            assert_eq!(
+                *sizes.last().unwrap(),
+                cache.capacity.0,
+                "{name}: largest size is the capacity"
+            );
+        }
+    }
+}
+
+#[test]
+fn same_seed_is_bit_identical_and_another_seed_is_not() {
+    let w = workload(48 << 20, 16 << 10, 0.5, 0.5, 3);
+    let sim = preset("sparc1990");
+    let run = |seed| {
+        let cfg = RunConfig {
+            seed,
+            ..long_run(20)
+        };
+        let (m, stats) = run_sim(&w, &cfg, &sim, false).unwrap();
+        (
+            m.stopping
+                .interval_throughput
+                .iter()
+                .map(|x| x.to_bits())
+                .collect::<Vec<_>>(),
+            m.reads,
+            m.writes,
+            stats,
+        )
+    };
+    let (a, b) = (run(1), run(1));
+    assert_eq!(a.0, b.0);
+    assert_eq!(a.1, b.1);
+    assert_eq!(a.2, b.2);
+    assert_eq!(a.3, b.3);
+    assert_ne!(a.0, run(2).0);
+}
+
+/// Expected seek time for two positions drawn uniformly from `n` cylinders.
+fn expected_seek_ms(d: &DiskConfig, n: u64) -> f64 {
+    let nf = n as f64;
+    (1..n)
+        .map(|k| 2.0 * (nf - k as f64) / (nf * nf) * d.seek_ms(k))
+        .sum()
+}
+
+#[test]
+fn raw_random_reads_match_the_service_time_formula() {
+    let sim = preset("raw-disk");
+    let StorageConfig::Disk { disk } = &sim.storage else {
+        panic!("raw-disk is one disk")
+    };
+    let unique = 64u64 << 20;
+    let w = workload(unique, 4096, 1.0, 0.0, 1);
+    let (m, _) = run_sim(&w, &long_run(600), &sim, false).unwrap();
+    // The random requests land on a random half of the file's blocks,
+    // spread uniformly over the cylinders the file spans.
+    let cyls = (unique as u128 * u128::from(disk.cylinders) / u128::from(disk.capacity.0)) as u64;
+    let service_ms = sim.cpu.request_overhead_ms
+        + 4096.0 / (sim.cpu.memory_mb_per_s * 1e3)
+        + disk.overhead_ms
+        + expected_seek_ms(disk, cyls)
+        + disk.revolution_ms() / 2.0
+        + 4096.0 / (disk.media_mb_per_s * 1e3);
+    let want = 1000.0 / service_ms;
+    let rel = m.iops / want - 1.0;
+    assert!(
+        rel.abs() < 0.02,
+        "IOPS {:.2}, formula {want:.2} ({:+.2}%)",
+        m.iops,
+        rel * 100.0
+    );
+}
+
+#[test]
+fn sequential_large_reads_approach_the_media_rate() {
+    let sim = preset("hdd");
+    let StorageConfig::Disk { disk } = &sim.storage else {
+        panic!("hdd is one disk")
+    };
+    let w = workload(1 << 30, 1 << 20, 1.0, 1.0, 1);
+    // --direct: past the cache, straight to the disk.
+    let (m, _) = run_sim(&w, &long_run(20), &sim, true).unwrap();
+    let frac = m.throughput_bytes_per_sec / (disk.media_mb_per_s * 1e6);
+    assert!(
+        (0.9..=1.0).contains(&frac),
+        "sequential reads at {frac:.3} of the media rate"
+    );
+}
+
+/// Drives the engine directly with one generator; returns the fraction of
+/// read requests that hit after `warm` requests.
+fn hit_ratio(sim: &SimConfig, w: &Workload, warm: u64, n: u64) -> f64 {
+    let mut e = SimEngine::new(sim, w.total_bytes(), false, 1);
+    let mut g = Generator::new(w, 0, 1);
+    let mut out = Vec::new();
+    let mut before = e.stats();
+    for i in 0..warm + n {
+        if i == warm {
+            before = e.stats();
+        }
+        let r = g.next_request();
+        e.submit(
+            0,
+            &Io {
+                op: r.op,
+                fd: 0,
+                offset: r.offset,
+                len: r.len as usize,
+            },
+        )
+        .unwrap();
+        out.clear();
+        e.reap(None, &mut out).unwrap();
+        assert_eq!(out.len(), 1);
+    }
+    let s = e.stats();
+    let (hits, misses) = (
+        s.read_hits - before.read_hits,
+        s.read_misses - before.read_misses,
+    );
+    hits as f64 / (hits + misses) as f64
+}
+
+#[test]
+fn cache_hit_ratio_matches_the_lru_expectation() {
+    // One generator, random single-block reads: the sim's LRU cache of C
+    // pages hits exactly when the generator's LRU depth is below C, so the
+    // hit ratio is P(Binomial(U - 1, 1/2) < C) once the cache is warm.
+    let sim = preset("sparc1990");
+    let c = sim.cache.as_ref().unwrap().capacity.0 / 4096;
+    for u in [2 * c - 80, 2 * c, 2 * c + 80] {
+        let w = workload(u * 4096, 4096, 1.0, 0.0, 1);
+        let got = hit_ratio(&sim, &w, 4 * u, 40_000);
+        let want = Binomial::new(0.5, u - 1).unwrap().cdf(c - 1);
+        assert!(
+            (got - want).abs() < 0.02,
+            "U = {u} blocks, C = {c}: hit ratio {got:.4}, expected {want:.4}"
+        );
+    }
+}
+
+fn single_and_raid(queue: QueuePolicy) -> (SimConfig, SimConfig, u32) {
+    let mut raid = preset("raid0");
+    raid.cache = None;
+    let StorageConfig::Raid0 { disk, disks, .. } = &mut raid.storage else {
+        panic!("raid0 preset")
+    };
+    disk.queue = queue;
+    let (k, disk) = (*disks, disk.clone());
+    let mut one = raid.clone();
+    one.storage = StorageConfig::Disk { disk };
+    (one, raid, k)
+}
+
+#[test]
+fn raid0_multiplies_random_read_iops_by_its_disks() {
+    // Each of the k disks holds 1/k of the array's working set, so the one
+    // disk compared gets 1/k of it too: the same seek distances. Requests
+    // go to the disks at random, so a disk idles whenever none of the
+    // closed loops happens to be waiting on it; with 16 generators per disk
+    // that is rare (with 4 per disk it is about 15% of the time).
+    let (one, raid, k) = single_and_raid(QueuePolicy::Fcfs);
+    let unique = 4u64 << 30;
+    let (m1, _) = run_sim(
+        &workload(unique / u64::from(k), 4096, 1.0, 0.0, 16),
+        &long_run(30),
+        &one,
+        false,
+    )
+    .unwrap();
+    let (mk, _) = run_sim(
+        &workload(unique, 4096, 1.0, 0.0, 16 * k),
+        &long_run(30),
+        &raid,
+        false,
+    )
+    .unwrap();
+    let ratio = mk.iops / m1.iops;
+    assert!(
+        ratio > 0.9 * k as f64 && ratio < 1.05 * k as f64,
+        "{k} disks give {ratio:.2}x one disk"
+    );
+}
+
+#[test]
+fn write_through_writes_run_at_disk_speed_in_the_cache_region() {
+    // A working set well inside the cache: reads hit, writes do not.
+    let wt = preset("write-through");
+    let w_read = workload(8 << 20, 8192, 1.0, 0.0, 1);
+    let w_write = workload(8 << 20, 8192, 0.0, 0.0, 1);
+    let (r, _) = run_sim(&w_read, &long_run(10), &wt, false).unwrap();
+    let (wr, _) = run_sim(&w_write, &long_run(10), &wt, false).unwrap();
+    let (rt, wt_) = (r.throughput_bytes_per_sec, wr.throughput_bytes_per_sec);
+    assert!(rt > 10.0 * wt_, "reads {rt:.0} B/s, writes {wt_:.0} B/s");
+    // The same writes on the write-back workstation stay in its cache:
+    // about 1.3 ms of CPU per 8 KiB write against about 8 ms at the disk.
+    let (wb, _) = run_sim(&w_write, &long_run(10), &preset("sparc1990"), false).unwrap();
+    assert!(wb.throughput_bytes_per_sec > 3.0 * wr.throughput_bytes_per_sec);
+}
+
+#[test]
+fn split_cache_shows_three_plateaus() {
+    // Write limit 4 MiB, read cache 32 MiB; the generator's active set is
+    // about U/2, so the drops come near U = 8 MiB and U = 64 MiB.
+    let sim = preset("split-cache");
+    let tp = |u: u64| {
+        let w = workload(u, 8192, 0.5, 0.0, 1);
+        run_sim(&w, &long_run(30), &sim, false)
+            .unwrap()
+            .0
+            .throughput_bytes_per_sec
+    };
+    let (small, middle, large) = (tp(4 << 20), tp(24 << 20), tp(160 << 20));
+    assert!(
+        small > 2.0 * middle,
+        "plateau 1 {small:.0} vs plateau 2 {middle:.0}"
+    );
+    assert!(
+        middle > 1.5 * large,
+        "plateau 2 {middle:.0} vs plateau 3 {large:.0}"
+    );
+}
+
+#[test]
+fn a_workload_larger_than_the_device_is_refused() {
+    let w = workload(1 << 30, 4096, 1.0, 0.0, 1);
+    let e = run_sim(&w, &long_run(5), &preset("sparc1990"), false).unwrap_err();
+    assert!(e.to_string().contains("holds"), "{e}");
+}

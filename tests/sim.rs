@@ -1,0 +1,125 @@
+//! `willy run --target sim:PRESET` and `willy sim presets`: the same report
+//! and JSON as a real run, with virtual durations.
+
+use crate::util::*;
+use serde_json::Value;
+
+#[test]
+fn a_simulated_run_writes_the_same_document() {
+    let d = Dir::new();
+    let out = d.join("o.json");
+    let o = willy()
+        .args([
+            "run",
+            "--target",
+            "sim:sparc1990",
+            "--unique-bytes",
+            "8MiB",
+            "--size-mean",
+            "8KiB",
+        ])
+        .args([
+            "--read-frac",
+            "0.5",
+            "--seq-frac",
+            "0.5",
+            "--process-num",
+            "2",
+            "--max-time",
+            "20s",
+            "--json",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("sim:sparc1990"), "{}", stdout(&o));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["simulated"], true);
+    assert_eq!(v["target"]["kind"], "simulated");
+    assert_eq!(v["target"]["path"], "sim:sparc1990");
+    assert_eq!(v["system"]["device"], "sim:sparc1990");
+    for k in [
+        "throughput_bytes_per_sec",
+        "iops",
+        "ci95_rel",
+        "duration_secs",
+        "bytes_transferred",
+    ] {
+        assert!(v[k].is_number(), "{k}: {}", v[k]);
+    }
+    assert!(v["reads"]["latency_us"]["p50"].is_number());
+    assert!(v["writes"]["latency_us"]["p999"].is_number());
+    // Virtual time: at least the minimum duration, whatever the wall clock did.
+    assert!(v["duration_secs"].as_f64().unwrap() >= 5.0);
+    // Nothing on disk.
+    assert!(d.entries("").iter().all(|e| e == "o.json"));
+}
+
+#[test]
+fn presets_are_listed_with_their_cache_sizes() {
+    let o = willy().args(["sim", "presets", "--json"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let list = v.as_array().unwrap();
+    let names: Vec<&str> = list.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    for want in [
+        "sparc1990",
+        "hdd",
+        "ssd",
+        "raid0",
+        "split-cache",
+        "write-through",
+        "raw-disk",
+    ] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+    let sizes =
+        |n: &str| list.iter().find(|p| p["name"] == n).unwrap()["cache_sizes_bytes"].clone();
+    assert_eq!(sizes("split-cache"), serde_json::json!([4 << 20, 32 << 20]));
+    assert_eq!(sizes("raw-disk"), serde_json::json!([]));
+    let o = willy().args(["sim", "presets"]).output().unwrap();
+    assert!(stdout(&o).contains("sparc1990"));
+}
+
+#[test]
+fn an_unknown_preset_is_bad_input() {
+    let o = willy()
+        .args(["run", "--target", "sim:vax780"])
+        .output()
+        .unwrap();
+    assert_usage_error(&o, "unknown simulator preset \"vax780\"");
+}
+
+#[test]
+fn a_user_config_file_works_and_a_broken_one_is_refused() {
+    let d = Dir::new();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/presets/ssd.json")).unwrap();
+    let bigger = text.replace("\"capacity\": \"2GiB\"", "\"capacity\": \"3GiB\"");
+    assert_ne!(text, bigger);
+    let cfg = d.write("mine.json", &bigger);
+    let o = willy()
+        .args([
+            "run",
+            "--unique-bytes",
+            "64MiB",
+            "--max-time",
+            "10s",
+            "--target",
+        ])
+        .arg(format!("sim:{}", cfg.display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let broken = d.write(
+        "broken.json",
+        &text.replace("\"channels\": 8", "\"channels\": 0"),
+    );
+    let o = willy()
+        .args(["run", "--target"])
+        .arg(format!("sim:{}", broken.display()))
+        .output()
+        .unwrap();
+    assert_usage_error(&o, "at least one channel");
+}
