@@ -102,6 +102,23 @@ fn workload_of(args: &RunArgs) -> Result<willy::workload::Workload, Error> {
     .build()
 }
 
+/// The generators' LRU stacks live in willy's memory, which the page cache
+/// under test would otherwise have: refuse a workload whose stacks would
+/// take more than a quarter of the machine's memory.
+fn check_stack_memory(w: &willy::workload::Workload) -> Result<(), Error> {
+    let mem = SystemInfo::collect(Path::new(".")).memory_bytes;
+    let need = w.stack_memory_bytes();
+    if mem > 0 && need > mem / 4 {
+        return Err(Error::Usage(format!(
+            "the generators' LRU stacks would need {} of memory ({} per block), more than a quarter of this machine's {}; raise blockSize",
+            willy::units::Bytes(need),
+            willy::workload::STACK_BYTES_PER_BLOCK,
+            willy::units::Bytes(mem)
+        )));
+    }
+    Ok(())
+}
+
 /// Checks that the JSON output can be written, before any file is created.
 fn check_json_path(p: &Path) -> Result<(), Error> {
     let dir = p
@@ -139,6 +156,7 @@ fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
         interrupt: interrupt.clone(),
     };
     cfg.validate()?;
+    check_stack_memory(&w)?;
     if let Some(p) = &args.json {
         check_json_path(p)?;
     }

@@ -131,8 +131,43 @@ fn a_regular_file_is_not_a_target() {
 }
 
 #[test]
+fn working_sets_too_large_for_the_generators_memory() {
+    // 4 PiB in 4 KiB blocks over 4096 generators: 256 Gi blocks of stacks.
+    bad_run(
+        GOOD,
+        &["--unique-bytes", "4PiB", "--process-num", "4096"],
+        "LRU stacks would need",
+    );
+    // One generator cannot hold 2^30 blocks or more.
+    bad_run(
+        GOOD,
+        &[
+            "--unique-bytes",
+            "8TiB",
+            "--process-num",
+            "1",
+            "--size-mean",
+            "4KiB",
+        ],
+        "raise blockSize or processNum",
+    );
+}
+
+#[test]
 fn not_enough_free_space_is_checked_before_any_file() {
-    bad_run(GOOD, &["--unique-bytes", "100PiB"], "not enough free space");
+    // 1 TiB in 1 MiB blocks: small stacks, far more than the disk holds.
+    bad_run(
+        GOOD,
+        &[
+            "--unique-bytes",
+            "1TiB",
+            "--block-size",
+            "1MiB",
+            "--size-mean",
+            "1MiB",
+        ],
+        "not enough free space",
+    );
 }
 
 #[test]

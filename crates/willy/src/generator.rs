@@ -34,6 +34,7 @@ use crate::lru::LruStack;
 use crate::workload::Workload;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
+use rand_distr::weighted::WeightedAliasIndex;
 use rand_distr::{Binomial, Distribution};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -73,7 +74,7 @@ pub struct Generator {
     seq_frac: f64,
     size: Binomial,
     size_trials: u64,
-    depth: Binomial,
+    depth: DepthSampler,
     blocks: u64,
     block_size: u64,
     prev_end: u64,
@@ -95,11 +96,16 @@ impl Generator {
             seq_frac: w.seq_frac,
             size: Binomial::new(w.size_trials(), 0.5).expect("p = 0.5 is valid"),
             size_trials: w.size_trials(),
-            depth: Binomial::new(blocks - 1, 0.5).expect("p = 0.5 is valid"),
+            depth: DepthSampler::new(blocks - 1),
             blocks,
             block_size: w.block_size.0,
             prev_end: 0,
         }
+    }
+
+    /// Draws an LRU depth (for tests of the distribution).
+    pub fn draw_depth(&mut self) -> u64 {
+        self.depth.sample(&mut self.rng)
     }
 
     /// Blocks in this generator's file.
@@ -157,6 +163,39 @@ impl Generator {
     }
 }
 
+/// Draws `Binomial(n, 1/2)` in O(1) with an alias table over the mean
+/// ± 12 standard deviations (all of `0..=n` when that is narrower). The mass
+/// left out is below 1e-32 (`2 * P(Z > 12)`), so no run can tell the
+/// difference, and a draw costs one table lookup instead of BTPE's
+/// rejection loop.
+#[derive(Clone, Debug)]
+pub struct DepthSampler {
+    lo: u64,
+    table: WeightedAliasIndex<f64>,
+}
+
+impl DepthSampler {
+    /// The sampler for `Binomial(n, 1/2)`.
+    pub fn new(n: u64) -> DepthSampler {
+        let mean = n as f64 / 2.0;
+        let width = 12.0 * (n as f64).sqrt() / 2.0 + 1.0;
+        let lo = (mean - width).floor().max(0.0) as u64;
+        let hi = ((mean + width).ceil() as u64).min(n);
+        let ln2n = n as f64 * std::f64::consts::LN_2;
+        let weights: Vec<f64> = (lo..=hi)
+            .map(|k| (statrs::function::factorial::ln_binomial(n, k) - ln2n).exp())
+            .collect();
+        let table =
+            WeightedAliasIndex::new(weights).expect("binomial weights are positive and finite");
+        DepthSampler { lo, table }
+    }
+
+    /// One draw.
+    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
+        self.lo + self.table.sample(rng) as u64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +210,50 @@ mod tests {
             process_num: 1,
             cpu_think: Default::default(),
             block_size: Bytes(4096),
+        }
+    }
+
+    /// The alias-table depth against the exact binomial: mean, variance and
+    /// a chi-square over the central cells.
+    #[test]
+    fn depth_sampler_draws_the_binomial() {
+        use statrs::distribution::{Binomial as B, Discrete};
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        for n in [0u64, 1, 7, 1000, 65_535] {
+            let d = DepthSampler::new(n);
+            let draws: Vec<u64> = (0..200_000).map(|_| d.sample(&mut rng)).collect();
+            let mean = draws.iter().sum::<u64>() as f64 / draws.len() as f64;
+            let var = draws
+                .iter()
+                .map(|&x| (x as f64 - mean).powi(2))
+                .sum::<f64>()
+                / draws.len() as f64;
+            assert!(
+                (mean - n as f64 / 2.0).abs() <= 0.01 * (n as f64).sqrt() + 0.005,
+                "n {n}: mean {mean}"
+            );
+            if n > 0 {
+                assert!(
+                    (var / (n as f64 / 4.0) - 1.0).abs() < 0.02,
+                    "n {n}: variance {var}"
+                );
+            }
+            if n == 1000 {
+                let exact = B::new(0.5, n).unwrap();
+                let mut counts = std::collections::HashMap::new();
+                for &x in &draws {
+                    *counts.entry(x).or_insert(0u64) += 1;
+                }
+                let (mut chi2, mut cells) = (0.0, 0);
+                for k in 470..=530u64 {
+                    let e = exact.pmf(k) * draws.len() as f64;
+                    let o = *counts.get(&k).unwrap_or(&0) as f64;
+                    chi2 += (o - e).powi(2) / e;
+                    cells += 1;
+                }
+                // 61 cells: the 99.9% point of chi-square(60) is about 99.6.
+                assert!(chi2 < 99.6, "chi-square {chi2} over {cells} cells");
+            }
         }
     }
 

@@ -50,6 +50,9 @@ pub struct LruStack {
     /// Bottom of the window: every live position is in `[lo, hi)`.
     lo: i64,
     lo_slot: u64,
+    /// Live slots in `[0, lo_slot)`, kept current so that `at_depth` needs
+    /// one Fenwick descent, not two.
+    below_lo: u64,
     hi: i64,
     hi_slot: u64,
     /// Sweep cursor and destination write pointer.
@@ -81,6 +84,7 @@ impl LruStack {
             fen: vec![0; (ring / WORD) as usize + 1],
             lo: 0,
             lo_slot: 0,
+            below_lo: 0,
             hi: 0,
             hi_slot: 0,
             cursor: 0,
@@ -130,7 +134,7 @@ impl LruStack {
             self.u
         );
         let k = self.u - 1 - depth; // rank from the bottom, 0-based
-        let before = self.prefix_slots(self.lo_slot);
+        let before = self.below_lo;
         let tail = self.u - before;
         let target = if k < tail { before + k } else { k - tail };
         let slot = self.select(target);
@@ -194,11 +198,13 @@ impl LruStack {
         self.slot_block[s as usize] = b;
         self.block_slot[b as usize] = s as u32;
         self.bits[(s / WORD) as usize] |= 1 << (s % WORD);
+        self.below_lo += u64::from(s < self.lo_slot);
     }
 
     fn unplace(&mut self, s: u64) {
         self.slot_block[s as usize] = NONE;
         self.bits[(s / WORD) as usize] &= !(1 << (s % WORD));
+        self.below_lo -= u64::from(s < self.lo_slot);
     }
 
     /// Before placing at `hi`, the window `[lo, hi]` must fit in the ring.
@@ -220,6 +226,7 @@ impl LruStack {
         self.cursor_slot = self.lo_slot;
         self.lo -= reserve as i64;
         self.lo_slot = self.slot(self.lo); // one division per sweep
+        self.below_lo = self.prefix_slots(self.lo_slot);
         self.dest = self.lo;
         self.dest_slot = self.lo_slot;
     }
@@ -254,6 +261,7 @@ impl LruStack {
                 let from = word * WORD + bit;
                 let b = self.slot_block[from as usize];
                 self.slot_block[from as usize] = NONE;
+                self.below_lo -= u64::from(from < self.lo_slot);
                 let to = self.dest_slot;
                 self.dest += 1;
                 self.dest_slot = self.next(to);
@@ -399,6 +407,11 @@ mod tests {
             ] {
                 assert_eq!(s.slot(pos), slot, "step {step}: slot tracking drifted");
             }
+            assert_eq!(
+                s.below_lo,
+                s.prefix_slots(s.lo_slot),
+                "step {step}: below_lo drifted"
+            );
         }
         assert_eq!(s.to_vec(), n.0);
     }

@@ -12,6 +12,11 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_BLOCK_SIZE: u64 = 4096;
 /// The largest `processNum` willy accepts.
 pub const MAX_PROCESS_NUM: u32 = 4096;
+/// The most blocks one generator's file may hold (its LRU stack's limit).
+pub const MAX_BLOCKS_PER_GENERATOR: u64 = (1 << 30) - 1;
+/// Memory the generators' LRU stacks take per block, in bytes (an upper
+/// bound; see `lru.rs`).
+pub const STACK_BYTES_PER_BLOCK: u64 = 17;
 
 /// One workload: what a set of closed-loop generators does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -153,6 +158,12 @@ impl Workload {
                 self.unique_bytes, self.block_size, self.process_num
             ));
         }
+        if self.blocks_per_generator() > MAX_BLOCKS_PER_GENERATOR {
+            return bad(format!(
+                "uniqueBytes / processNum is {} blocks, more than one generator handles ({MAX_BLOCKS_PER_GENERATOR}); raise blockSize or processNum",
+                self.blocks_per_generator()
+            ));
+        }
         if self.size_mean.0 > per_gen {
             return bad(format!(
                 "sizeMean ({}) is larger than a generator's file ({} = uniqueBytes / processNum, in whole blocks)",
@@ -167,6 +178,11 @@ impl Workload {
     /// down to whole blocks.
     pub fn blocks_per_generator(&self) -> u64 {
         self.unique_bytes.0 / u64::from(self.process_num.max(1)) / self.block_size.0.max(1)
+    }
+
+    /// Memory the generators' LRU stacks need, in bytes.
+    pub fn stack_memory_bytes(&self) -> u64 {
+        self.blocks_per_generator() * u64::from(self.process_num) * STACK_BYTES_PER_BLOCK
     }
 
     /// Bytes in each generator's file.

@@ -30,13 +30,16 @@ impl Engine for Psync {
         // interrupted call; finish the request as fio's psync does.
         let result = loop {
             let off = (io.offset + done as u64) as libc::off_t;
-            // SAFETY: buf is valid for max_len >= io.len bytes.
-            let n = unsafe {
-                match io.op {
-                    Op::Read => libc::pread(io.fd, buf.add(done).cast(), io.len - done, off),
-                    Op::Write => libc::pwrite(io.fd, buf.add(done).cast(), io.len - done, off),
-                }
+            // The raw system call: glibc's pread is a cancellation point and,
+            // in a threaded process, wraps the call in cancellation
+            // bookkeeping that willy (which never cancels threads) pays for
+            // on every request. SAFETY: buf is valid for max_len >= io.len
+            // bytes.
+            let nr = match io.op {
+                Op::Read => libc::SYS_pread64,
+                Op::Write => libc::SYS_pwrite64,
             };
+            let n = unsafe { libc::syscall(nr, io.fd, buf.add(done), io.len - done, off) };
             if n < 0 {
                 let e = std::io::Error::last_os_error();
                 if e.kind() == std::io::ErrorKind::Interrupted {
