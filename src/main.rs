@@ -236,17 +236,7 @@ fn report(
         simulated: target.kind == willy::target::TargetKind::Simulated,
         target,
         seed: cfg.seed,
-        throughput_bytes_per_sec: m.throughput_bytes_per_sec,
-        iops: m.iops,
-        ci95_rel: m.ci95_rel,
-        duration_secs: m.duration_secs,
-        bytes_transferred: m.reads.bytes + m.writes.bytes,
-        requests: m.reads.requests + m.writes.requests,
-        reads: m.reads,
-        writes: m.writes,
-        cpu: m.cpu,
-        warmup: m.warmup,
-        stopping: m.stopping,
+        measurement: m,
         system,
     }
 }

@@ -17,8 +17,9 @@ fn lat(v: f64) -> String {
 }
 
 /// The result as a table for a terminal.
-pub fn table(r: &RunReport) -> String {
-    let w = &r.workload;
+pub fn table(report: &RunReport) -> String {
+    let r = &report.measurement;
+    let w = &report.workload;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -34,15 +35,20 @@ pub fn table(r: &RunReport) -> String {
     let _ = writeln!(
         s,
         "target     {} ({:?}{}{}), engine {}",
-        r.target.path,
-        r.target.kind,
-        if r.target.direct { ", O_DIRECT" } else { "" },
-        r.system
+        report.target.path,
+        report.target.kind,
+        if report.target.direct {
+            ", O_DIRECT"
+        } else {
+            ""
+        },
+        report
+            .system
             .filesystem
             .as_deref()
             .map(|f| format!(", {f}"))
             .unwrap_or_default(),
-        r.engine.name()
+        report.engine.name()
     );
     let ci = r
         .ci95_rel

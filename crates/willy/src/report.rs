@@ -29,6 +29,17 @@ pub struct RunReport {
     pub simulated: bool,
     /// The seed of the generators.
     pub seed: u64,
+    /// What was measured.
+    #[serde(flatten)]
+    pub measurement: Measurement,
+    /// The machine.
+    pub system: SystemInfo,
+}
+
+/// What the core loop measured: everything of a [`RunReport`] that a run
+/// knows, whatever its target.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Measurement {
     /// Combined throughput over the measurement, in bytes per second.
     pub throughput_bytes_per_sec: f64,
     /// Combined requests per second.
@@ -52,8 +63,6 @@ pub struct RunReport {
     pub warmup: WarmupInfo,
     /// How the measurement was stopped.
     pub stopping: StoppingInfo,
-    /// The machine.
-    pub system: SystemInfo,
 }
 
 /// The target of a run.

@@ -18,6 +18,7 @@
 
 use crate::engine::{self, Completion, Engine, EngineKind, Io};
 use crate::generator::{Generator, Op};
+pub use crate::report::Measurement;
 use crate::report::{CpuUsage, DirectionStats, Latency, StoppingInfo, WarmupInfo};
 use crate::stats::batch_means;
 use crate::target::Target;
@@ -113,30 +114,6 @@ pub struct Snapshot {
     pub target_ci_rel: f64,
     /// Maximum duration, seconds.
     pub max_secs: f64,
-}
-
-/// The measurement: everything of a [`crate::report::RunReport`] that the
-/// core loop knows.
-#[derive(Clone, Debug)]
-pub struct Measurement {
-    /// Combined bytes per second.
-    pub throughput_bytes_per_sec: f64,
-    /// Combined requests per second.
-    pub iops: f64,
-    /// Relative 95% half-width, if computable.
-    pub ci95_rel: Option<f64>,
-    /// Seconds measured.
-    pub duration_secs: f64,
-    /// Reads.
-    pub reads: DirectionStats,
-    /// Writes.
-    pub writes: DirectionStats,
-    /// CPU used during the measurement.
-    pub cpu: CpuUsage,
-    /// The warm start.
-    pub warmup: WarmupInfo,
-    /// The stopping rule.
-    pub stopping: StoppingInfo,
 }
 
 #[derive(Default)]
@@ -611,6 +588,8 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
         iops: reads.iops + writes.iops,
         ci95_rel: ci.rel().is_finite().then_some(ci.rel()),
         duration_secs: secs,
+        bytes_transferred: reads.bytes + writes.bytes,
+        requests: reads.requests + writes.requests,
         cpu: CpuUsage {
             user_secs: user,
             system_secs: sys,
