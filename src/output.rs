@@ -34,9 +34,13 @@ pub fn table(report: &RunReport) -> String {
     );
     let _ = writeln!(
         s,
-        "target     {} ({:?}{}{}), engine {}",
+        "target     {} ({}{}{}), engine {}",
         report.target.path,
-        report.target.kind,
+        match report.target.kind {
+            willy::target::TargetKind::Files => "files",
+            willy::target::TargetKind::Device => "raw device",
+            willy::target::TargetKind::Simulated => "simulated",
+        },
         if report.target.direct {
             ", O_DIRECT"
         } else {
@@ -56,8 +60,9 @@ pub fn table(report: &RunReport) -> String {
         .unwrap_or_else(|| "n/a".into());
     let _ = writeln!(
         s,
-        "measured   {:.2} s after a {:.2} s warm start{} ; 95% CI {ci} (target ±{:.1}%{})",
+        "measured   {:.2} s{} after a {:.2} s warm start{}; 95% CI {ci} (target ±{:.1}%{})",
         r.duration_secs,
+        if report.simulated { " (virtual)" } else { "" },
         r.warmup.secs,
         if r.warmup.complete {
             ""

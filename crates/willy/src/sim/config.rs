@@ -62,7 +62,7 @@ pub struct CacheConfig {
     /// Write-back or write-through.
     pub write_policy: WritePolicy,
     /// Most dirty data the cache holds; a write past it writes out the
-    /// oldest dirty pages until half the limit is left, and waits for them.
+    /// oldest dirty pages until 7/8 of the limit is left, and waits for them.
     /// `null`: only the capacity limits dirty data.
     pub dirty_limit: Option<Bytes>,
     /// The flusher wakes this often, s (`null`: no periodic flusher).

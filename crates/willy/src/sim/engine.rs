@@ -239,8 +239,11 @@ impl SimEngine {
         }
         if dirty {
             if let Some(limit) = self.dirty_limit.filter(|&l| c.dirty_len() > l) {
-                // Throttle: write out the oldest until half the limit is left.
-                while c.dirty_len() > limit / 2 {
+                // Throttle: write out the oldest until 7/8 of the limit is
+                // left, one batch (a segment, for a log-structured cache).
+                // Dirty data then stays between 7/8 and all of the limit, so
+                // the effective write cache is the limit to within 1/8.
+                while c.dirty_len() > limit - limit / 8 {
                     let (p, _) = c.oldest_dirty().expect("dirty pages exist");
                     c.clean(p);
                     victims.push(p);
