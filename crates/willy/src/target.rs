@@ -20,7 +20,7 @@ use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// The default target directory.
@@ -127,11 +127,6 @@ impl Target {
         (self.files[n].as_raw_fd(), self.bases[n])
     }
 
-    /// The files created, for tests and messages.
-    pub fn created_files(&self) -> &[PathBuf] {
-        &self.created
-    }
-
     fn fill_dir(&mut self, dir: &Path, w: &Workload, progress: FillProgress) -> Result<(), Error> {
         check_writable_dir(dir)?;
         let need = w.total_bytes();
@@ -197,13 +192,13 @@ impl Target {
         let per = w.bytes_per_generator();
         let total = per * self.files.len() as u64;
         let chunk = (1u64 << 20).min(per) as usize;
-        let mut buf = crate::engine::AlignedBuf::new(chunk, 0x5eed);
+        let buf = crate::engine::AlignedBuf::new(chunk, 0x5eed);
         let mut done = 0u64;
-        for (n, f) in self.files.iter_mut().enumerate() {
+        for (n, f) in self.files.iter().enumerate() {
             let mut off = 0u64;
             while off < per {
                 let len = chunk.min((per - off) as usize);
-                let r = f.write_all_at_direct(&buf.as_mut_slice()[..len], off);
+                let r = f.write_all_at(&buf.as_slice()[..len], off);
                 if let Err(e) = r {
                     if e.raw_os_error() == Some(libc::EINVAL) && self.direct {
                         return Err(Error::Usage(format!(
@@ -297,16 +292,6 @@ impl Target {
 impl Drop for Target {
     fn drop(&mut self) {
         self.cleanup();
-    }
-}
-
-trait WriteAt {
-    fn write_all_at_direct(&mut self, buf: &[u8], off: u64) -> std::io::Result<()>;
-}
-
-impl WriteAt for File {
-    fn write_all_at_direct(&mut self, buf: &[u8], off: u64) -> std::io::Result<()> {
-        std::os::unix::fs::FileExt::write_all_at(self, buf, off)
     }
 }
 
