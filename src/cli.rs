@@ -121,16 +121,18 @@ pub struct RunArgs {
     /// Shortest measurement.
     #[arg(long, default_value = "5s", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
     pub min_time: Duration,
-    /// Longest measurement.
-    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
-    pub max_time: Duration,
+    /// Longest measurement [default: 60s; 600s of virtual time on sim: targets,
+    /// where time is cheap]
+    #[arg(long, value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
+    pub max_time: Option<Duration>,
     /// Measurement interval (batch means works on these).
     #[arg(long, default_value = "250ms", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
     pub interval: Duration,
     /// Shortest warm start.
     #[arg(long, default_value = "1s", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
     pub warmup_min: Duration,
-    /// Longest warm start (it otherwise runs until uniqueBytes have moved).
-    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
-    pub warmup_max: Duration,
+    /// Longest warm start, which otherwise runs until uniqueBytes have moved
+    /// [default: 60s; 600s of virtual time on sim: targets]
+    #[arg(long, value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
+    pub warmup_max: Option<Duration>,
 }

@@ -15,6 +15,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 use willy::report::{RunReport, TargetInfo, RUN_SCHEMA_VERSION};
 use willy::run::RunConfig;
 use willy::sysinfo::SystemInfo;
@@ -144,15 +145,23 @@ fn check_json_path(p: &Path) -> Result<(), Error> {
 
 fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
     let w = workload_of(&args)?;
+    let simulated = args
+        .target
+        .as_deref()
+        .and_then(|p| p.to_str())
+        .is_some_and(|s| s.starts_with("sim:"));
+    // Virtual time costs little: let simulated runs go on until the interval
+    // is tight, where a real run would give up after a minute.
+    let long = Duration::from_secs(if simulated { 600 } else { 60 });
     let cfg = RunConfig {
         engine: args.engine.into(),
         seed: args.seed,
         interval: args.interval,
         min_duration: args.min_time,
-        max_duration: args.max_time,
+        max_duration: args.max_time.unwrap_or(long),
         target_ci_rel: args.ci,
         warmup_min: args.warmup_min,
-        warmup_max: args.warmup_max,
+        warmup_max: args.warmup_max.unwrap_or(long),
         interrupt: interrupt.clone(),
     };
     cfg.validate()?;
