@@ -2,6 +2,7 @@
 //! engines, and the measurement around them.
 //!
 //! - [`workload`]: the five-parameter workload and its validation;
+//! - [`analysis`]: the generator's own LRU stack distances (hit ratio for any cache size);
 //! - [`generator`]: the request stream of one generator (no I/O);
 //! - [`engine`]: the one trait every I/O engine implements, and the engines;
 //! - [`target`]: the files or raw device a run writes to, and its safety checks;
@@ -19,6 +20,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod engine;
 pub mod generator;
 pub mod lru;

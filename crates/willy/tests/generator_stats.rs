@@ -1,63 +1,13 @@
 //! The generator issues the workload it is asked for: 1M requests, no I/O.
 //!
 //! The LRU depth is checked against an independent oracle: Mattson's stack
-//! distance computed from the stream of touched blocks with a Fenwick tree
-//! over access times, not with willy's own stack.
+//! distance over access times ([`willy::analysis::StackDistance`]), not
+//! willy's own LRU stack ([`willy::lru`]).
 
+use willy::analysis::StackDistance;
 use willy::generator::{Generator, Op};
 use willy::units::Bytes;
 use willy::workload::Workload;
-
-/// Stack distance by access times: the depth of block `b` is the number of
-/// blocks whose last access is later than `b`'s.
-struct Mattson {
-    last: Vec<usize>,
-    fen: Vec<i64>,
-    now: usize,
-}
-
-impl Mattson {
-    /// `initial` is the stack top first; it is replayed bottom first.
-    fn new(initial: &[u32], touches: usize) -> Mattson {
-        let mut m = Mattson {
-            last: vec![0; initial.len()],
-            fen: vec![0; initial.len() + touches + 2],
-            now: 0,
-        };
-        for &b in initial.iter().rev() {
-            m.touch(b);
-        }
-        m
-    }
-    fn add(&mut self, i: usize, d: i64) {
-        let mut i = i + 1;
-        while i < self.fen.len() {
-            self.fen[i] += d;
-            i += i & i.wrapping_neg();
-        }
-    }
-    fn prefix(&self, i: usize) -> i64 {
-        let (mut i, mut s) = (i + 1, 0);
-        while i > 0 {
-            s += self.fen[i];
-            i &= i - 1;
-        }
-        s
-    }
-    fn touch(&mut self, b: u32) {
-        self.now += 1;
-        let old = self.last[b as usize];
-        if old > 0 {
-            self.add(old, -1);
-        }
-        self.last[b as usize] = self.now;
-        self.add(self.now, 1);
-    }
-    fn depth(&self, b: u32) -> u64 {
-        let t = self.last[b as usize];
-        (self.prefix(self.now) - self.prefix(t)) as u64
-    }
-}
 
 fn workload(blocks: u64, size: u64, read: f64, seq: f64) -> Workload {
     Workload {
@@ -78,7 +28,12 @@ fn one_million_requests_match_the_parameters() {
     let w = workload(blocks, 12 << 10, 0.3, 0.4);
     let n = 1_000_000u64;
     let mut g = Generator::new(&w, 0, 2024);
-    let mut oracle = Mattson::new(&g.stack_top_first(), (n * 6) as usize);
+    // Replay the generator's initial stack, bottom first, into the oracle.
+    let initial = g.stack_top_first();
+    let mut oracle = StackDistance::new(blocks as usize, initial.len() + (n * 6) as usize);
+    for &b in initial.iter().rev() {
+        oracle.touch(b);
+    }
     let (mut reads, mut seqs, mut size_sum) = (0u64, 0u64, 0u64);
     let (mut depth_sum, mut randoms, mut exact) = (0u64, 0u64, 0u64);
     let mut touched = vec![false; blocks as usize];
@@ -94,7 +49,9 @@ fn one_million_requests_match_the_parameters() {
         );
         if let Some(d) = r.depth {
             randoms += 1;
-            let measured = oracle.depth(first as u32);
+            let measured = oracle
+                .depth(first as u32)
+                .expect("every block was replayed");
             depth_sum += measured;
             // Unless the start was moved back to fit the file, the request
             // starts exactly at the block that was at the drawn depth.
