@@ -287,7 +287,10 @@ impl Meter {
             }
             return;
         }
-        let k = t.saturating_sub(ms) / self.interval;
+        // A completion can come long after the maximum (one request slower
+        // than the whole run, or a simulated clock jumping): the measurement
+        // still ends at the maximum, and what completes later is not counted.
+        let k = (t.saturating_sub(ms) / self.interval).min(self.max.div_ceil(self.interval));
         let seen = self.evaluated.load(Relaxed);
         if k <= seen
             || self

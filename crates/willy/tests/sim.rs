@@ -280,3 +280,20 @@ fn a_workload_larger_than_the_device_is_refused() {
     let e = run_sim(&w, &long_run(5), &preset("sparc1990"), false).unwrap_err();
     assert!(e.to_string().contains("holds"), "{e}");
 }
+
+#[test]
+fn requests_slower_than_the_whole_run_end_it_at_the_maximum() {
+    // 16 MiB requests on the 1990 disk take about 10 s each; the run may
+    // last at most 5 s. It must stop there, not index past its intervals.
+    let w = workload(256 << 20, 16 << 20, 1.0, 0.0, 1);
+    let cfg = RunConfig {
+        min_duration: Duration::from_secs(3),
+        max_duration: Duration::from_secs(5),
+        warmup_min: Duration::ZERO,
+        warmup_max: Duration::from_millis(100),
+        ..RunConfig::default()
+    };
+    let (m, _) = run_sim(&w, &cfg, &preset("raw-disk"), false).unwrap();
+    assert!(m.duration_secs <= 5.0 + 1e-9, "{}", m.duration_secs);
+    assert!(m.throughput_bytes_per_sec.is_finite());
+}
