@@ -1,7 +1,13 @@
-//! The self-scaling benchmark (Chen 1992, section 4.5).
-//!
-//! Not built yet: see issue 4. The crate exists so that the dependency
-//! direction `willy <- predict <- scale <- binary` is fixed from the start.
+//! The self-scaling benchmark (Chen 1992, section 4.5): in progress, see
+//! issue 4. What is here so far:
+//! - [`curve`]: drops and regions of the uniqueBytes curve;
+//! - [`infer`]: cache sizes from drops, through the generator's own LRU
+//!   stack distances;
+//! - [`sweep`]: the uniqueBytes sweep, refined where the curve drops.
 #![deny(missing_docs)]
+
+pub mod curve;
+pub mod infer;
+pub mod sweep;
 
 pub use willy_predict;

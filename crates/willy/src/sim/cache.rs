@@ -46,6 +46,19 @@ impl List {
         self.len -= 1;
     }
 
+    /// Pushes `p` at the tail (least recent).
+    fn push_back(&mut self, p: u32) {
+        self.prev[p as usize] = self.tail;
+        self.next[p as usize] = NONE;
+        if self.tail != NONE {
+            self.next[self.tail as usize] = p;
+        } else {
+            self.head = p;
+        }
+        self.tail = p;
+        self.len += 1;
+    }
+
     /// Pushes `p` at the head (most recent).
     fn push_front(&mut self, p: u32) {
         self.next[p as usize] = self.head;
@@ -149,6 +162,30 @@ impl PageCache {
         ev
     }
 
+    /// Caches `p`, clean, as the *least* recently used page, the way kernels
+    /// put read-ahead pages on their inactive list: evicted first unless a
+    /// request touches it. A page already cached is left where it is.
+    pub fn insert_cold(&mut self, p: u32) -> Option<Evicted> {
+        if self.lru.contains(p) {
+            return None;
+        }
+        let mut ev = None;
+        if self.lru.len >= self.capacity {
+            let victim = self.lru.tail;
+            self.lru.remove(victim);
+            let was_dirty = self.dirty.contains(victim);
+            if was_dirty {
+                self.dirty.remove(victim);
+            }
+            ev = Some(Evicted {
+                page: victim,
+                dirty: was_dirty,
+            });
+        }
+        self.lru.push_back(p);
+        ev
+    }
+
     /// The oldest dirty page and when it was dirtied, if any.
     pub fn oldest_dirty(&self) -> Option<(u32, u64)> {
         let t = self.dirty.tail;
@@ -183,6 +220,31 @@ mod tests {
         );
         assert!(c.contains(1) && c.contains(3) && !c.contains(2));
         assert_eq!(c.dirty_len(), 0);
+    }
+
+    #[test]
+    fn cold_pages_go_first_unless_touched() {
+        let mut c = PageCache::new(3, 10);
+        c.insert(1, false, 0);
+        c.insert(2, false, 0);
+        c.insert_cold(3);
+        assert_eq!(
+            c.insert(4, false, 0),
+            Some(Evicted {
+                page: 3,
+                dirty: false
+            })
+        );
+        c.insert_cold(5); // evicts 1, the LRU of {1, 2, 4}
+        assert!(!c.contains(1));
+        assert!(c.touch(5));
+        assert_eq!(
+            c.insert(6, false, 0),
+            Some(Evicted {
+                page: 2,
+                dirty: false
+            })
+        );
     }
 
     #[test]

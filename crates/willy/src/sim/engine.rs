@@ -47,8 +47,9 @@ struct Job {
     slot: Option<usize>,
     bytes: u64,
     pending: u32,
-    /// Pages to cache (clean) when the storage read completes.
-    insert: Option<(u32, u32)>,
+    /// Pages to cache (clean) when the storage read completes: the pages
+    /// asked for, then read-ahead pages up to the last.
+    insert: Option<(u32, u32, u32)>,
     copy_ns: u64,
 }
 
@@ -255,14 +256,32 @@ impl SimEngine {
         }
     }
 
+    /// Caches read-ahead pages `first..=last` cold (see
+    /// [`PageCache::insert_cold`]); dirty victims are written out for `job`.
+    fn cache_ahead(&mut self, first: u32, last: u32, job: usize) {
+        let Some(c) = &mut self.cache else { return };
+        let mut victims = Vec::new();
+        for p in first..=last {
+            if let Some(ev) = c.insert_cold(p) {
+                if ev.dirty {
+                    victims.push(ev.page);
+                }
+            }
+        }
+        if !victims.is_empty() {
+            self.write_out(victims, job);
+        }
+    }
+
     /// The job's storage work is done: cache what it read, else copy.
     fn advance(&mut self, id: usize) {
         let job = self.jobs[id].as_mut().expect("live job");
         if job.pending > 0 {
             return;
         }
-        if let Some((first, last)) = job.insert.take() {
+        if let Some((first, last, ahead)) = job.insert.take() {
             self.cache_pages(first, last, false, id);
+            self.cache_ahead(last + 1, ahead, id);
             if self.jobs[id].as_ref().expect("live job").pending > 0 {
                 return;
             }
@@ -368,9 +387,12 @@ impl Engine for SimEngine {
                     Some((a, b)) => {
                         self.stats.read_misses += 1;
                         let extra = if seq { self.readahead_pages } else { 0 };
-                        let b = (u64::from(b) + extra).min(self.pages - 1) as u32;
-                        self.jobs[job].as_mut().expect("live job").insert = Some((a, b));
-                        let (off, n) = (u64::from(a) * self.page, u64::from(b - a + 1) * self.page);
+                        let ahead = (u64::from(b) + extra).min(self.pages - 1) as u32;
+                        self.jobs[job].as_mut().expect("live job").insert = Some((a, b, ahead));
+                        let (off, n) = (
+                            u64::from(a) * self.page,
+                            u64::from(ahead - a + 1) * self.page,
+                        );
                         self.storage_op(Op::Read, off, n, job);
                     }
                 }

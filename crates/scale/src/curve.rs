@@ -1,0 +1,230 @@
+//! The uniqueBytes curve: where throughput drops, and the regions between.
+//!
+//! Chen (section 4.5, Fig. 4.6) cuts the uniqueBytes curve where its slope
+//! is steep. willy does the same in log-log space, where a plateau has slope
+//! 0 whatever its level:
+//!
+//! - the slope of segment `i` is `ln(T[i+1] / T[i]) / ln(U[i+1] / U[i])`;
+//! - a **drop** is a maximal run of consecutive segments each steeper than
+//!   [`STEEP_SLOPE`] (throughput falling faster than `U^-0.5`), whose ends
+//!   differ by at least [`MIN_DROP`] (a factor of 1.25, Chen's 75% knee);
+//! - a **region** is what lies between drops (or a sweep end), and its focal
+//!   point is its geometric middle (Chen: "the middle of that region").
+//!
+//! Throughput is not linear in the hit ratio, but time per byte is. Across a
+//! drop from plateau `T_hi` to `T_lo`, the fraction of the work the faster
+//! level serves is `h(U) = (1/T - 1/T_lo) / (1/T_hi - 1/T_lo)`; the drop's
+//! *centre* is where `h = 1/2`, found by interpolating `h` in `ln U`.
+
+/// Segments steeper than this (in log-log) belong to a drop.
+pub const STEEP_SLOPE: f64 = -0.5;
+/// A drop must lose at least this factor of throughput.
+pub const MIN_DROP: f64 = 1.25;
+
+/// One measured point of the curve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    /// uniqueBytes.
+    pub unique_bytes: f64,
+    /// Throughput, bytes per second.
+    pub throughput: f64,
+}
+
+/// A fall in throughput between two plateaus.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Drop {
+    /// Index of the last point before the fall.
+    pub start: usize,
+    /// Index of the first point after it.
+    pub end: usize,
+    /// Throughput of the plateau above.
+    pub high: f64,
+    /// Throughput of the plateau below.
+    pub low: f64,
+    /// uniqueBytes where half the work is served at the higher level.
+    pub centre: f64,
+}
+
+/// A stretch of the curve between drops.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Region {
+    /// Smallest uniqueBytes in the region.
+    pub from: f64,
+    /// Largest uniqueBytes in the region.
+    pub to: f64,
+    /// The geometric middle: the region's focal uniqueBytes.
+    pub focal: f64,
+}
+
+fn slope(a: &Point, b: &Point) -> f64 {
+    (b.throughput / a.throughput).ln() / (b.unique_bytes / a.unique_bytes).ln()
+}
+
+/// Median throughput of `pts` (the level of a plateau, robust to noise).
+fn level(pts: &[Point]) -> f64 {
+    let mut v: Vec<f64> = pts.iter().map(|p| p.throughput).collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The drops of a curve sorted by uniqueBytes, all throughputs positive.
+pub fn drops(pts: &[Point]) -> Vec<Drop> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < pts.len() {
+        if slope(&pts[i], &pts[i + 1]) >= STEEP_SLOPE {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i + 1 < pts.len() && slope(&pts[i], &pts[i + 1]) < STEEP_SLOPE {
+            i += 1;
+        }
+        let end = i;
+        if pts[start].throughput / pts[end].throughput >= MIN_DROP {
+            out.push(Drop {
+                start,
+                end,
+                high: 0.0,
+                low: 0.0,
+                centre: 0.0,
+            });
+        }
+    }
+    // Plateau levels: the points between neighbouring drops.
+    for k in 0..out.len() {
+        let above_from = if k == 0 { 0 } else { out[k - 1].end };
+        let below_to = if k + 1 < out.len() {
+            out[k + 1].start
+        } else {
+            pts.len() - 1
+        };
+        let d = &mut out[k];
+        d.high = level(&pts[above_from..=d.start]);
+        d.low = level(&pts[d.end..=below_to]);
+        d.centre = centre(pts, d);
+    }
+    out
+}
+
+/// Where `h = 1/2` across drop `d`, interpolated in `ln U`.
+fn centre(pts: &[Point], d: &Drop) -> f64 {
+    let h = |t: f64| (1.0 / t - 1.0 / d.low) / (1.0 / d.high - 1.0 / d.low);
+    for j in d.start..d.end {
+        let (a, b) = (&pts[j], &pts[j + 1]);
+        let (ha, hb) = (h(a.throughput), h(b.throughput));
+        if ha >= 0.5 && hb <= 0.5 {
+            let f = if ha == hb {
+                0.5
+            } else {
+                (ha - 0.5) / (ha - hb)
+            };
+            return (a.unique_bytes.ln() + f * (b.unique_bytes / a.unique_bytes).ln()).exp();
+        }
+    }
+    (pts[d.start].unique_bytes * pts[d.end].unique_bytes).sqrt()
+}
+
+/// The regions between the drops of `pts`.
+pub fn regions(pts: &[Point], drops: &[Drop]) -> Vec<Region> {
+    let mut bounds = vec![pts[0].unique_bytes];
+    for d in drops {
+        bounds.push(pts[d.start].unique_bytes);
+        bounds.push(pts[d.end].unique_bytes);
+    }
+    bounds.push(pts[pts.len() - 1].unique_bytes);
+    bounds
+        .chunks(2)
+        .map(|c| Region {
+            from: c[0],
+            to: c[1],
+            focal: (c[0] * c[1]).sqrt(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A cache of C in front of a slower store: time per byte is the
+    /// hit-weighted mix, the hit ratio falling linearly in ln U over
+    /// [C, 4C] (a stand-in for a real drop's shape).
+    fn staircase(levels: &[(f64, f64)], floor: f64, us: &[f64]) -> Vec<Point> {
+        us.iter()
+            .map(|&u| {
+                let mut t_per_byte = 1.0 / floor;
+                let mut above = floor;
+                for &(c, t) in levels.iter().rev() {
+                    let h = (1.0 - (u / c).ln() / 4f64.ln()).clamp(0.0, 1.0);
+                    t_per_byte = h / t + (1.0 - h) / above;
+                    above = 1.0 / t_per_byte;
+                }
+                Point {
+                    unique_bytes: u,
+                    throughput: 1.0 / t_per_byte,
+                }
+            })
+            .collect()
+    }
+
+    fn log_points(from: f64, to: f64, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| from * (to / from).powf(i as f64 / (n - 1) as f64))
+            .collect()
+    }
+
+    #[test]
+    fn a_flat_curve_has_one_region() {
+        let pts: Vec<Point> = log_points(1e6, 1e9, 20)
+            .iter()
+            .map(|&u| Point {
+                unique_bytes: u,
+                throughput: 5e6,
+            })
+            .collect();
+        let d = drops(&pts);
+        assert!(d.is_empty());
+        let r = regions(&pts, &d);
+        assert_eq!(r.len(), 1);
+        assert!((r[0].focal / (1e6f64 * 1e9).sqrt() - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn one_step_gives_two_regions_and_the_centre_where_half_is_served() {
+        let pts = staircase(&[(32e6, 100e6)], 2e6, &log_points(1e6, 1e9, 25));
+        let d = drops(&pts);
+        assert_eq!(d.len(), 1, "{d:?}");
+        // h = 1/2 at U = C * 4^(1/2) = 2C.
+        assert!(
+            (d[0].centre / 64e6 - 1.0).abs() < 0.05,
+            "centre {}",
+            d[0].centre
+        );
+        assert!((d[0].high / 100e6 - 1.0).abs() < 0.01 && (d[0].low / 2e6 - 1.0).abs() < 0.01);
+        assert_eq!(regions(&pts, &d).len(), 2);
+    }
+
+    #[test]
+    fn a_small_dip_is_not_a_drop() {
+        let pts = staircase(&[(32e6, 11e6)], 10e6, &log_points(1e6, 1e9, 25));
+        assert!(drops(&pts).is_empty());
+    }
+
+    proptest! {
+        #[test]
+        fn two_steps_are_found_where_they_are(c1 in 1e6f64..1e7, gap in 20.0f64..200.0, t_hi in 1e8f64..1e9, f1 in 3.0f64..20.0, f2 in 3.0f64..20.0) {
+            let c2 = c1 * gap;
+            let (t_mid, t_lo) = (t_hi / f1, t_hi / f1 / f2);
+            let pts = staircase(&[(c1, t_hi), (c2, t_mid)], t_lo, &log_points(c1 / 16.0, c2 * 16.0, 40));
+            let d = drops(&pts);
+            prop_assert_eq!(d.len(), 2, "{:?}", d);
+            prop_assert!((d[0].centre / (2.0 * c1) - 1.0).abs() < 0.1, "first centre {} for C {}", d[0].centre, c1);
+            prop_assert!((d[1].centre / (2.0 * c2) - 1.0).abs() < 0.1, "second centre {} for C {}", d[1].centre, c2);
+            let r = regions(&pts, &d);
+            prop_assert_eq!(r.len(), 3);
+            prop_assert!(r.windows(2).all(|w| w[0].to <= w[1].from));
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The uniqueBytes sweep on simulated presets: the drops it finds and the
+//! cache sizes it infers against what each preset is built to show.
+//!
+//! Covered so far: write-through (one drop) and raw-disk (none). Not yet:
+//! sparc1990, whose write-back cache starts to drop at U = C rather than
+//! 2C (sequential continuations miss once U > C, and each such miss waits
+//! for a dirty victim's write-out), so the centre-at-half rule infers 18.7
+//! MiB for 21 MiB; nor split-cache's first-dirtied write limit (issue 4).
+
+use std::time::Duration;
+use willy::run::{run_sim, RunConfig};
+use willy::sim::SimConfig;
+use willy::workload::Workload;
+use willy_scale::curve::{drops, regions};
+use willy_scale::infer::cache_size;
+use willy_scale::sweep::{sweep, SweepPlan};
+
+/// Virtual time is cheap: warm up until uniqueBytes have moved, measure
+/// until the interval is tight.
+fn cfg() -> RunConfig {
+    RunConfig {
+        min_duration: Duration::from_secs(5),
+        max_duration: Duration::from_secs(300),
+        warmup_max: Duration::from_secs(20_000),
+        ..RunConfig::default()
+    }
+}
+
+/// (inferred cache sizes, number of regions) for a preset.
+fn scale(name: &str) -> (Vec<u64>, usize) {
+    let sim = SimConfig::load(name).unwrap();
+    let focal = Workload::from_json(
+        r#"{"uniqueBytes":"1MiB","sizeMean":"8KiB","readFrac":0.5,"seqFrac":0.5,"processNum":1}"#,
+    )
+    .unwrap();
+    let mem = sim.cache.as_ref().map(|c| c.capacity.0).unwrap_or(16 << 20);
+    let plan = SweepPlan::new(1 << 20, 4 * mem);
+    let pts = sweep(&focal, &plan, |w| {
+        run_sim(w, &cfg(), &sim, false).map(|(m, _)| m.throughput_bytes_per_sec)
+    })
+    .unwrap();
+    let d = drops(&pts);
+    let sizes: Vec<u64> = d
+        .iter()
+        .map(|d| cache_size(&focal, d.centre, 1).unwrap())
+        .collect();
+    eprintln!(
+        "{name}: {} points, drops {:?}, sizes {:?} MiB",
+        pts.len(),
+        d.iter().map(|d| d.centre / 1048576.0).collect::<Vec<_>>(),
+        sizes
+            .iter()
+            .map(|s| *s as f64 / 1048576.0)
+            .collect::<Vec<_>>()
+    );
+    (sizes, regions(&pts, &d).len())
+}
+
+fn within(got: &[u64], want: &[u64], tol: f64) -> bool {
+    got.len() == want.len()
+        && got
+            .iter()
+            .zip(want)
+            .all(|(g, w)| (*g as f64 / *w as f64 - 1.0).abs() <= tol)
+}
+
+#[test]
+fn write_through_and_raw_disk() {
+    for name in ["write-through", "raw-disk"] {
+        let want: Vec<u64> = SimConfig::load(name)
+            .unwrap()
+            .cache_sizes_bytes
+            .iter()
+            .map(|b| b.0)
+            .collect();
+        let (got, regions) = scale(name);
+        assert!(
+            within(&got, &want, 0.10),
+            "{name}: inferred {got:?}, built with {want:?}"
+        );
+        assert_eq!(regions, want.len() + 1, "{name}: regions");
+    }
+}
