@@ -76,10 +76,19 @@ impl StackDistance {
     }
 }
 
-/// The stack distances of a workload's block accesses, in steady state.
+/// The stack distances of a workload's accesses, in steady state.
+///
+/// A request is served wholly by an LRU cache of `C` blocks iff the largest
+/// distance among its blocks is below `C`; one missing block costs the
+/// request a trip to storage. Time per byte is therefore linear in the
+/// fraction of *requests* served (not of blocks), and that is what
+/// [`StackProfile::hit_ratio`] and [`StackProfile::cache_for_hit_ratio`]
+/// give. Block-level ratios are [`StackProfile::block_hit_ratio`].
 #[derive(Clone, Debug)]
 pub struct StackProfile {
     block_size: u64,
+    /// Sorted, per request: the largest distance among its blocks.
+    requests: Vec<u64>,
     /// Sorted distances of all block accesses; `u64::MAX` for a first touch.
     all: Vec<u64>,
     /// Sorted distances of written blocks among writes only.
@@ -102,16 +111,18 @@ impl StackProfile {
             StackDistance::new(blocks, max_touches),
             StackDistance::new(blocks, max_touches),
         );
-        let (mut all, mut writes) = (Vec::new(), Vec::new());
+        let (mut all, mut writes, mut reqs) = (Vec::new(), Vec::new(), Vec::new());
         for i in 0..requests {
             let n = (i % u64::from(w.process_num)) as usize;
             let r = gens[n].next_request();
             let first = n as u64 * per + r.offset / w.block_size.0;
             let keep = i >= requests / 2;
+            let mut worst = 0;
             for b in first..first + r.len / w.block_size.0 {
-                let d = all_sd.touch(b as u32);
+                let d = all_sd.touch(b as u32).unwrap_or(u64::MAX);
+                worst = worst.max(d);
                 if keep {
-                    all.push(d.unwrap_or(u64::MAX));
+                    all.push(d);
                 }
                 if r.op == Op::Write {
                     let d = w_sd.touch(b as u32);
@@ -120,11 +131,16 @@ impl StackProfile {
                     }
                 }
             }
+            if keep {
+                reqs.push(worst);
+            }
         }
         all.sort_unstable();
         writes.sort_unstable();
+        reqs.sort_unstable();
         StackProfile {
             block_size: w.block_size.0,
+            requests: reqs,
             all,
             writes,
         }
@@ -142,8 +158,13 @@ impl StackProfile {
         (d != u64::MAX).then_some((d + 1) * block_size)
     }
 
-    /// Fraction of block accesses an LRU cache of `cache_bytes` serves.
+    /// Fraction of requests an LRU cache of `cache_bytes` serves wholly.
     pub fn hit_ratio(&self, cache_bytes: u64) -> f64 {
+        Self::ratio(&self.requests, cache_bytes / self.block_size)
+    }
+
+    /// Fraction of block accesses an LRU cache of `cache_bytes` serves.
+    pub fn block_hit_ratio(&self, cache_bytes: u64) -> f64 {
         Self::ratio(&self.all, cache_bytes / self.block_size)
     }
 
@@ -155,9 +176,9 @@ impl StackProfile {
     }
 
     /// The smallest LRU cache, in bytes, that serves a fraction `q` of the
-    /// block accesses; `None` if first touches make that impossible.
+    /// requests wholly; `None` if first touches make that impossible.
     pub fn cache_for_hit_ratio(&self, q: f64) -> Option<u64> {
-        Self::quantile(&self.all, q, self.block_size)
+        Self::quantile(&self.requests, q, self.block_size)
     }
 
     /// The same among writes only.
@@ -228,6 +249,10 @@ mod tests {
                 last = h;
             }
             prop_assert_eq!(p.hit_ratio(0), 0.0);
+            // A request is served only if all its blocks are.
+            for c in [256u64, 512, 768] {
+                prop_assert!(p.hit_ratio(c * 4096) <= p.block_hit_ratio(c * 4096) + 1e-12);
+            }
             // A cache as large as all files misses only first touches.
             prop_assert!(p.hit_ratio(4 * 1024 * 4096 * u64::from(procs)) > 0.99);
         }
