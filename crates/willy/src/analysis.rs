@@ -99,18 +99,32 @@ impl StackProfile {
     /// Runs the workload's generators for `requests` requests in all (no
     /// I/O) and keeps the distances of the second half. Generators take
     /// turns, one request each, as generators of equal speed would; their
-    /// files are distinct blocks of one cache.
+    /// files are distinct blocks of one cache. The generators' own initial
+    /// LRU stacks are replayed first (interleaved, bottom first), so no
+    /// access is a first touch and GiB-scale working sets need no long
+    /// warm-up.
     pub fn measure(w: &Workload, requests: u64, seed: u64) -> StackProfile {
         let per = w.blocks_per_generator();
         let blocks = (per * u64::from(w.process_num)) as usize;
         let mut gens: Vec<Generator> = (0..w.process_num)
             .map(|n| Generator::new(w, n, seed))
             .collect();
-        let max_touches = (requests * (w.size_trials() + 1).min(per)) as usize;
+        let max_touches = (requests * (w.size_trials() + 1).min(per)) as usize + blocks;
         let (mut all_sd, mut w_sd) = (
             StackDistance::new(blocks, max_touches),
             StackDistance::new(blocks, max_touches),
         );
+        // The caches start as the generators' stacks: replay them, bottom
+        // first, generators interleaved.
+        let stacks: Vec<Vec<u32>> = gens.iter().map(|g| g.stack_top_first()).collect();
+        for depth in (0..per as usize).rev() {
+            for (n, st) in stacks.iter().enumerate() {
+                let b = n as u64 * per + u64::from(st[depth]);
+                all_sd.touch(b as u32);
+                w_sd.touch(b as u32);
+            }
+        }
+        drop(stacks);
         let (mut all, mut writes, mut reqs) = (Vec::new(), Vec::new(), Vec::new());
         for i in 0..requests {
             let n = (i % u64::from(w.process_num)) as usize;
