@@ -6,6 +6,7 @@
 //! - [`generator`]: the request stream of one generator (no I/O);
 //! - [`engine`]: the one trait every I/O engine implements, and the engines;
 //! - [`target`]: the files or raw device a run writes to, and its safety checks;
+//! - [`cgroup`]: a memory cgroup beneath willy's own, to size the file cache;
 //! - [`run`]: the core loop that times every request and the stopping rule;
 //! - [`stats`]: batch means and confidence intervals;
 //! - [`report`]: the versioned result document.
@@ -21,6 +22,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod cgroup;
 pub mod engine;
 pub mod generator;
 pub mod lru;
