@@ -1,7 +1,9 @@
 //! The profile format and predicted performance (Chen 1992, chapter 5).
 //!
-//! Not built yet: see issue 5. The crate exists so that the dependency
-//! direction `willy <- predict <- scale <- binary` is fixed from the start.
+//! So far: [`profile`], the versioned document a self-scaling run writes and
+//! prediction reads. Prediction itself is issue 5.
 #![deny(missing_docs)]
+
+pub mod profile;
 
 pub use willy;

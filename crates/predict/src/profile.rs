@@ -1,0 +1,307 @@
+//! The profile: what a self-scaling run found, as a versioned JSON document.
+//!
+//! `willy run --scale` writes it (issue 4), `willy predict` reads it (issue
+//! 5). Its JSON Schema is generated from these types ([`schema`]) and checked
+//! in as `docs/schema/profile.schema.json`; a test keeps the two equal.
+//!
+//! Points are stored once, in `points`; curves refer to them by index, so a
+//! point shared by two curves (every focal point is on all its region's
+//! curves) is measured and stored once.
+
+use serde::{Deserialize, Serialize};
+use willy::engine::EngineKind;
+use willy::sysinfo::SystemInfo;
+use willy::workload::Workload;
+
+/// Version of the profile document. Bump on any incompatible change.
+pub const PROFILE_SCHEMA_VERSION: u32 = 1;
+
+/// What a self-scaling run found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Always `"willy-profile"`.
+    pub kind: String,
+    /// [`PROFILE_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The machine (or simulated system).
+    pub system: SystemInfo,
+    /// True when the target was simulated.
+    pub simulated: bool,
+    /// Directory, device or `sim:NAME`.
+    pub target: String,
+    /// The engine used.
+    pub engine: EngineKind,
+    /// The generators' seed.
+    pub seed: u64,
+    /// The ranges the parameters were scaled over.
+    pub ranges: Ranges,
+    /// Every measured point.
+    pub points: Vec<ProfilePoint>,
+    /// The uniqueBytes curve: indices into `points`, by uniqueBytes.
+    pub unique_bytes_curve: Vec<usize>,
+    /// The performance regions, by uniqueBytes.
+    pub regions: Vec<ProfileRegion>,
+    /// Effective cache sizes inferred, smallest first.
+    pub cache_sizes_bytes: Vec<u64>,
+}
+
+/// The scaled ranges: `[lowest, highest]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Ranges {
+    /// uniqueBytes, bytes.
+    pub unique_bytes: [u64; 2],
+    /// sizeMean, bytes.
+    pub size_mean: [u64; 2],
+    /// readFrac.
+    pub read_frac: [f64; 2],
+    /// seqFrac.
+    pub seq_frac: [f64; 2],
+    /// processNum.
+    pub process_num: [u32; 2],
+}
+
+/// One measured workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProfilePoint {
+    /// The workload.
+    pub workload: Workload,
+    /// Throughput, bytes per second.
+    pub throughput_bytes_per_sec: f64,
+    /// Relative half-width of its 95% confidence interval, if computed.
+    pub ci95_rel: Option<f64>,
+    /// Seconds measured.
+    pub duration_secs: f64,
+}
+
+/// One performance region and its family of curves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileRegion {
+    /// Smallest uniqueBytes in the region.
+    pub from_unique_bytes: u64,
+    /// Largest uniqueBytes in the region.
+    pub to_unique_bytes: u64,
+    /// The focal vector: every curve of the region varies one parameter of it.
+    pub focal: Workload,
+    /// The single-parameter curves: indices into `points`.
+    pub curves: Curves,
+}
+
+/// A region's single-parameter curves, as indices into the profile's points.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Curves {
+    /// sizeMean varied.
+    pub size_mean: Vec<usize>,
+    /// readFrac varied.
+    pub read_frac: Vec<usize>,
+    /// seqFrac varied.
+    pub seq_frac: Vec<usize>,
+    /// processNum varied.
+    pub process_num: Vec<usize>,
+}
+
+/// Why a profile cannot be used.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ProfileError {
+    /// Not JSON, or not shaped like a profile.
+    #[error("malformed profile: {0}")]
+    Malformed(String),
+    /// Written by another version of willy.
+    #[error("profile schema version {found} is not supported (this willy reads version {PROFILE_SCHEMA_VERSION}); rerun `willy run --scale`")]
+    Version {
+        /// The version in the file.
+        found: u32,
+    },
+    /// Shaped like a profile, but inconsistent.
+    #[error("invalid profile: {0}")]
+    Invalid(String),
+}
+
+impl Profile {
+    /// Parses and checks a profile. The version is checked before the rest,
+    /// so a profile from another willy says so instead of failing on a field.
+    pub fn from_json(text: &str) -> Result<Profile, ProfileError> {
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ProfileError::Malformed(format!("{e}")))?;
+        if v.get("kind").and_then(|k| k.as_str()) != Some("willy-profile") {
+            return Err(ProfileError::Malformed(
+                "not a willy profile (no \"kind\": \"willy-profile\")".into(),
+            ));
+        }
+        match v.get("schema_version").and_then(|s| s.as_u64()) {
+            Some(n) if n == u64::from(PROFILE_SCHEMA_VERSION) => {}
+            Some(n) => return Err(ProfileError::Version { found: n as u32 }),
+            None => return Err(ProfileError::Malformed("no schema_version".into())),
+        }
+        let p: Profile =
+            serde_json::from_value(v).map_err(|e| ProfileError::Malformed(format!("{e}")))?;
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Checks what the types cannot: indices in range, at least one region,
+    /// regions in order, sizes increasing.
+    pub fn validate(&self) -> Result<(), ProfileError> {
+        let bad = |m: String| Err(ProfileError::Invalid(m));
+        if self.regions.is_empty() {
+            return bad("no regions".into());
+        }
+        let n = self.points.len();
+        let check = |what: &str, idx: &[usize]| -> Result<(), ProfileError> {
+            match idx.iter().find(|&&i| i >= n) {
+                Some(i) => Err(ProfileError::Invalid(format!(
+                    "{what} refers to point {i}, but there are {n}"
+                ))),
+                None => Ok(()),
+            }
+        };
+        check("unique_bytes_curve", &self.unique_bytes_curve)?;
+        for (k, r) in self.regions.iter().enumerate() {
+            let c = &r.curves;
+            for (name, idx) in [
+                ("sizeMean", &c.size_mean),
+                ("readFrac", &c.read_frac),
+                ("seqFrac", &c.seq_frac),
+                ("processNum", &c.process_num),
+            ] {
+                check(&format!("region {k}'s {name} curve"), idx)?;
+            }
+            if r.from_unique_bytes > r.to_unique_bytes {
+                return bad(format!("region {k} ends before it starts"));
+            }
+            r.focal
+                .validate()
+                .map_err(|e| ProfileError::Invalid(format!("region {k}'s focal point: {e}")))?;
+        }
+        if self
+            .regions
+            .windows(2)
+            .any(|w| w[0].to_unique_bytes > w[1].from_unique_bytes)
+        {
+            return bad("regions overlap or are out of order".into());
+        }
+        if self.cache_sizes_bytes.windows(2).any(|w| w[0] >= w[1]) {
+            return bad("cache_sizes_bytes must increase".into());
+        }
+        Ok(())
+    }
+}
+
+/// The JSON Schema of [`Profile`], pretty-printed.
+pub fn schema() -> String {
+    let s = schemars::schema_for!(Profile);
+    serde_json::to_string_pretty(&s).expect("schema serialises") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use willy::units::Bytes;
+
+    fn focal(u: u64) -> Workload {
+        Workload {
+            unique_bytes: Bytes(u),
+            size_mean: Bytes(16 << 10),
+            read_frac: 0.5,
+            seq_frac: 0.5,
+            process_num: 1,
+            cpu_think: Default::default(),
+            block_size: Bytes(4096),
+        }
+    }
+
+    fn sample() -> Profile {
+        let point = |u| ProfilePoint {
+            workload: focal(u),
+            throughput_bytes_per_sec: 1e8,
+            ci95_rel: Some(0.03),
+            duration_secs: 5.0,
+        };
+        Profile {
+            kind: "willy-profile".into(),
+            schema_version: PROFILE_SCHEMA_VERSION,
+            system: SystemInfo::collect(std::path::Path::new(".")),
+            simulated: false,
+            target: "willy-data".into(),
+            engine: EngineKind::Uring,
+            seed: 1,
+            ranges: Ranges {
+                unique_bytes: [1 << 20, 1 << 30],
+                size_mean: [4096, 1 << 20],
+                read_frac: [0.0, 1.0],
+                seq_frac: [0.0, 1.0],
+                process_num: [1, 8],
+            },
+            points: vec![point(1 << 20), point(64 << 20), point(1 << 30)],
+            unique_bytes_curve: vec![0, 1, 2],
+            regions: vec![ProfileRegion {
+                from_unique_bytes: 1 << 20,
+                to_unique_bytes: 1 << 30,
+                focal: focal(64 << 20),
+                curves: Curves {
+                    size_mean: vec![1],
+                    read_frac: vec![1],
+                    seq_frac: vec![1],
+                    process_num: vec![1],
+                },
+            }],
+            cache_sizes_bytes: vec![],
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        let p = sample();
+        let text = serde_json::to_string_pretty(&p).unwrap();
+        assert_eq!(Profile::from_json(&text).unwrap(), p);
+    }
+
+    #[test]
+    fn bad_profiles_say_what_is_wrong() {
+        let text = serde_json::to_string(&sample()).unwrap();
+        let err = |t: &str| Profile::from_json(t).unwrap_err().to_string();
+        assert!(err("{nope").starts_with("malformed profile"));
+        assert!(err(r#"{"kind":"willy-run","schema_version":1}"#).contains("not a willy profile"));
+        assert!(
+            err(&text.replace("\"schema_version\":1", "\"schema_version\":99"))
+                .contains("schema version 99 is not supported")
+        );
+        let mut p = sample();
+        p.regions.clear();
+        assert_eq!(
+            err(&serde_json::to_string(&p).unwrap()),
+            "invalid profile: no regions"
+        );
+        let mut p = sample();
+        p.regions[0].curves.read_frac = vec![7];
+        assert!(
+            err(&serde_json::to_string(&p).unwrap()).contains("readFrac curve refers to point 7")
+        );
+        let mut p = sample();
+        p.cache_sizes_bytes = vec![2 << 20, 1 << 20];
+        assert!(err(&serde_json::to_string(&p).unwrap()).contains("must increase"));
+        assert!(err(&text.replace("\"seed\":1", "\"seed\":1,\"extra\":0"))
+            .contains("unknown field `extra`"));
+    }
+
+    #[test]
+    fn checked_in_schema_is_current() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/schema/profile.schema.json"
+        );
+        let want = schema();
+        if std::env::var_os("WILLY_BLESS").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            have == want,
+            "docs/schema/profile.schema.json is stale: rerun with WILLY_BLESS=1"
+        );
+    }
+}
