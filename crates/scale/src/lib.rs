@@ -4,12 +4,14 @@
 //! - [`curve`]: drops and regions of the uniqueBytes curve;
 //! - [`infer`]: cache sizes from drops, through the generator's own LRU
 //!   stack distances;
-//! - [`sweep`]: the uniqueBytes sweep, refined where the curve drops.
+//! - [`sweep`]: the uniqueBytes sweep, refined where the curve drops;
+//! - [`scaler`]: regions, focal vectors and the four curves per region.
 #![deny(missing_docs)]
 
 pub mod checkpoint;
 pub mod curve;
 pub mod infer;
+pub mod scaler;
 pub mod sweep;
 
 pub use willy_predict;

@@ -83,3 +83,77 @@ fn cache_sizes_of_the_small_presets() {
         assert_eq!(regions, want.len() + 1, "{name}: regions");
     }
 }
+
+fn scaled(name: &str) -> willy_scale::scaler::Scaled {
+    use willy_scale::scaler::{scale, Measured, ScalePlan};
+    let sim = SimConfig::load(name).unwrap();
+    let first = Workload::from_json(
+        r#"{"uniqueBytes":"1MiB","sizeMean":"4KiB","readFrac":0.5,"seqFrac":0.5,"processNum":1}"#,
+    )
+    .unwrap();
+    let mem = sim.cache.as_ref().map(|c| c.capacity.0).unwrap_or(16 << 20);
+    let plan = ScalePlan {
+        unique: SweepPlan::new(1 << 20, 4 * mem),
+        max_process_num: 8,
+        max_size_mean: 1 << 20,
+    };
+    let mut measure = |w: &Workload| {
+        run_sim(w, &cfg(), &sim, false).map(|(m, _)| Measured {
+            throughput: m.throughput_bytes_per_sec,
+            ci95_rel: m.ci95_rel,
+            duration_secs: m.duration_secs,
+        })
+    };
+    scale(&first, &plan, &mut measure, 1).unwrap()
+}
+
+#[test]
+fn curves_show_how_the_presets_are_built() {
+    use willy_scale::scaler::throughputs;
+    // Write-through: in the cache region reads hit and writes go to the
+    // disk, so throughput climbs steeply with readFrac.
+    let wt = scaled("write-through");
+    assert_eq!(wt.regions.len(), 2);
+    let r = throughputs(&wt, &wt.regions[0].curves.read_frac);
+    assert!(
+        r[r.len() - 1] > 5.0 * r[0],
+        "write-through readFrac curve {r:?}"
+    );
+    // Write-back (sparc1990): in the cache region writes stay in memory too.
+    let wb = scaled("sparc1990");
+    assert_eq!(wb.regions.len(), 2);
+    let r = throughputs(&wb, &wb.regions[0].curves.read_frac);
+    assert!(
+        r[r.len() - 1] < 1.5 * r[0],
+        "write-back readFrac curve {r:?}"
+    );
+    // Every region's focal point lies in its region, and every curve passes
+    // through it.
+    for s in [&wt, &wb] {
+        for reg in &s.regions {
+            let u = reg.focal.unique_bytes.0;
+            assert!(u >= reg.from_unique_bytes && u <= reg.to_unique_bytes + (1 << 20));
+            for c in [
+                &reg.curves.size_mean,
+                &reg.curves.read_frac,
+                &reg.curves.seq_frac,
+                &reg.curves.process_num,
+            ] {
+                assert!(
+                    c.iter().any(|&i| s.points[i].workload == reg.focal),
+                    "a curve misses its focal point"
+                );
+            }
+        }
+    }
+    // Raw disk: one region; sequential requests are faster than random ones.
+    let raw = scaled("raw-disk");
+    assert_eq!(raw.regions.len(), 1);
+    let s = throughputs(&raw, &raw.regions[0].curves.seq_frac);
+    assert!(s[s.len() - 1] > 1.5 * s[0], "raw-disk seqFrac curve {s:?}");
+    let sizes = throughputs(&raw, &raw.regions[0].curves.size_mean);
+    assert!(
+        sizes[sizes.len() - 1] > 2.0 * sizes[0],
+        "larger requests pay off on a disk: {sizes:?}"
+    );
+}
