@@ -135,4 +135,22 @@ pub struct RunArgs {
     /// [default: 60s; 600s of virtual time on sim: targets]
     #[arg(long, value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
     pub warmup_max: Option<Duration>,
+
+    /// Run the self-scaling benchmark instead of one workload (simulated
+    /// targets only, so far): find the performance regions, their focal
+    /// points and the curves around them, and write a profile.
+    #[arg(long, help_heading = "Self-scaling")]
+    pub scale: bool,
+    /// Where --scale writes the profile; every measured point is saved at
+    /// once in PROFILE.ckpt beside it.
+    #[arg(
+        long,
+        default_value = "willy-profile.json",
+        help_heading = "Self-scaling"
+    )]
+    pub profile: PathBuf,
+    /// Continue an interrupted --scale run from its checkpoint, measuring no
+    /// finished point again.
+    #[arg(long, requires = "scale", help_heading = "Self-scaling")]
+    pub resume: bool,
 }

@@ -7,6 +7,7 @@
 mod cli;
 mod output;
 mod progress;
+mod scale;
 
 use anyhow::Context;
 use clap::Parser;
@@ -121,7 +122,7 @@ fn check_stack_memory(w: &willy::workload::Workload) -> Result<(), Error> {
 }
 
 /// Checks that the JSON output can be written, before any file is created.
-fn check_json_path(p: &Path) -> Result<(), Error> {
+pub(crate) fn check_json_path(p: &Path) -> Result<(), Error> {
     let dir = p
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -168,6 +169,9 @@ fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
     check_stack_memory(&w)?;
     if let Some(p) = &args.json {
         check_json_path(p)?;
+    }
+    if args.scale {
+        return scale::run(&args, &w, cfg, &interrupt);
     }
     if let Some(name) = args
         .target

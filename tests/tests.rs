@@ -6,4 +6,5 @@ mod util;
 mod bad_input;
 mod device;
 mod run_files;
+mod scale;
 mod sim;

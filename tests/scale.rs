@@ -1,0 +1,116 @@
+//! `willy run --scale` on simulated targets: the profile, and resuming after
+//! a kill -9 without measuring any finished point again.
+
+use crate::util::*;
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use willy_predict::profile::Profile;
+
+fn scale_cmd(profile: &std::path::Path, extra: &[&str]) -> std::process::Command {
+    let mut c = willy();
+    c.args([
+        "run",
+        "--scale",
+        "--target",
+        "sim:write-through",
+        "--profile",
+    ])
+    .arg(profile)
+    .args(extra);
+    c
+}
+
+#[test]
+fn writes_a_valid_profile_that_finds_the_cache() {
+    let d = Dir::new();
+    let p = d.join("prof.json");
+    let o = scale_cmd(&p, &[]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let prof = Profile::from_json(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    assert!(prof.simulated);
+    assert_eq!(prof.regions.len(), 2);
+    assert_eq!(prof.cache_sizes_bytes.len(), 1);
+    let c = prof.cache_sizes_bytes[0] as f64 / (64u64 << 20) as f64;
+    assert!((c - 1.0).abs() <= 0.10, "inferred {c} of 64 MiB");
+    assert!(
+        !d.join("prof.json.ckpt").exists(),
+        "the checkpoint was not removed after success"
+    );
+}
+
+#[test]
+fn resume_after_kill_9_measures_nothing_twice_and_gives_the_same_profile() {
+    let d = Dir::new();
+    // An uninterrupted run, for reference.
+    let whole = d.join("whole.json");
+    assert!(scale_cmd(&whole, &[]).output().unwrap().status.success());
+    // A run killed with SIGKILL after some points.
+    let p = d.join("prof.json");
+    let mut child = scale_cmd(&p, &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    while let Some(Ok(l)) = lines.next() {
+        if l.contains("point 30:") {
+            break;
+        }
+    }
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let _ = child.wait();
+    assert!(!p.exists(), "a killed run left a profile");
+    assert!(
+        d.join("prof.json.ckpt").exists(),
+        "no checkpoint after the kill"
+    );
+    // Without --resume the checkpoint is not silently reused.
+    assert_usage_error(&scale_cmd(&p, &[]).output().unwrap(), "pass --resume");
+    // Resume.
+    let o = scale_cmd(&p, &["--resume"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let resumed = err.lines().filter(|l| l.ends_with("(resumed)")).count();
+    assert!(resumed >= 30, "only {resumed} points resumed");
+    // Every resumed point comes before every newly measured one.
+    let lines: Vec<&str> = err.lines().collect();
+    let first_new = lines
+        .iter()
+        .position(|l| l.ends_with("(measured)"))
+        .unwrap_or(usize::MAX);
+    let last_resumed = lines
+        .iter()
+        .rposition(|l| l.ends_with("(resumed)"))
+        .unwrap();
+    assert!(
+        last_resumed < first_new,
+        "a point was measured before all saved ones were resumed"
+    );
+    assert!(
+        stdout(&o).contains(&format!("{resumed} resumed")),
+        "{}",
+        stdout(&o)
+    );
+    // Same seed, deterministic simulator: the same profile, byte for byte.
+    assert_eq!(
+        std::fs::read_to_string(&p).unwrap(),
+        std::fs::read_to_string(&whole).unwrap()
+    );
+}
+
+#[test]
+fn scale_refuses_what_it_cannot_do_yet() {
+    let d = Dir::new();
+    let p = d.join("prof.json");
+    assert_usage_error(
+        &scale_cmd(&p, &["--resume"]).output().unwrap(),
+        "no checkpoint",
+    );
+    let o = willy()
+        .args(["run", "--scale", "--target"])
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert_usage_error(&o, "simulated targets only");
+}
