@@ -136,24 +136,32 @@ impl PageCache {
         true
     }
 
+    /// Evicts the least recently used page if the cache is full.
+    fn make_room(&mut self) -> Option<Evicted> {
+        if self.lru.len < self.capacity {
+            return None;
+        }
+        let victim = self.lru.tail;
+        self.lru.remove(victim);
+        let dirty = self.dirty.contains(victim);
+        if dirty {
+            self.dirty.remove(victim);
+        }
+        Some(Evicted {
+            page: victim,
+            dirty,
+        })
+    }
+
     /// Caches `p` as most recently used (dirty if `dirty`, at time `now`),
     /// evicting the least recently used page if the cache is full.
     pub fn insert(&mut self, p: u32, dirty: bool, now: u64) -> Option<Evicted> {
-        let mut ev = None;
-        if self.lru.contains(p) {
+        let ev = if self.lru.contains(p) {
             self.lru.remove(p);
-        } else if self.lru.len >= self.capacity {
-            let victim = self.lru.tail;
-            self.lru.remove(victim);
-            let was_dirty = self.dirty.contains(victim);
-            if was_dirty {
-                self.dirty.remove(victim);
-            }
-            ev = Some(Evicted {
-                page: victim,
-                dirty: was_dirty,
-            });
-        }
+            None
+        } else {
+            self.make_room()
+        };
         self.lru.push_front(p);
         if dirty && !self.dirty.contains(p) {
             self.dirty.push_front(p);
@@ -169,19 +177,7 @@ impl PageCache {
         if self.lru.contains(p) {
             return None;
         }
-        let mut ev = None;
-        if self.lru.len >= self.capacity {
-            let victim = self.lru.tail;
-            self.lru.remove(victim);
-            let was_dirty = self.dirty.contains(victim);
-            if was_dirty {
-                self.dirty.remove(victim);
-            }
-            ev = Some(Evicted {
-                page: victim,
-                dirty: was_dirty,
-            });
-        }
+        let ev = self.make_room();
         self.lru.push_back(p);
         ev
     }
