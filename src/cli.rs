@@ -153,4 +153,31 @@ pub struct RunArgs {
     /// finished point again.
     #[arg(long, requires = "scale", help_heading = "Self-scaling")]
     pub resume: bool,
+    /// Time for the whole --scale run on a real target (e.g. 15m, 8h): the
+    /// plan divides it between the points. Ignored on sim: targets.
+    #[arg(long, default_value = "15m", value_parser = humantime::parse_duration, help_heading = "Self-scaling")]
+    pub budget: Duration,
+    /// How --scale chooses focal points: in the middle of each region
+    /// (Chen's section 4.5), or one global knee at 75% of the maximum
+    /// (section 4.4).
+    #[arg(
+        long,
+        value_enum,
+        default_value = "middle",
+        help_heading = "Self-scaling"
+    )]
+    pub focus: FocusArg,
+    /// Run inside a memory cgroup of this size (beneath willy's own, removed
+    /// afterwards), so that the file cache is about this big, e.g. 1GiB.
+    #[arg(long)]
+    pub cache_limit: Option<Bytes>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FocusArg {
+    /// One focal vector in the middle of each performance region.
+    Middle,
+    /// One global knee: each parameter at its hardest value that still
+    /// reaches 75% of the maximum, iterated until stable.
+    Knee,
 }

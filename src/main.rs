@@ -170,6 +170,12 @@ fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
     if let Some(p) = &args.json {
         check_json_path(p)?;
     }
+    if simulated && args.cache_limit.is_some() {
+        return Err(Error::Usage(
+            "--cache-limit applies to real targets; a simulated system's cache is set by its preset".into(),
+        )
+        .into());
+    }
     if args.scale {
         return scale::run(&args, &w, cfg, &interrupt);
     }
@@ -181,6 +187,15 @@ fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
     {
         return run_simulated(&args, w, &cfg, name);
     }
+    // The cgroup is removed when this function returns, however it returns.
+    let _cgroup = match args.cache_limit {
+        Some(limit) => {
+            let cg = willy::cgroup::MemoryCgroup::create(limit.0)?;
+            cg.add(std::process::id())?;
+            Some(cg)
+        }
+        None => None,
+    };
     let spec = TargetSpec {
         path: args.target.clone(),
         direct: args.direct,

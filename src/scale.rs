@@ -1,26 +1,108 @@
 //! `willy run --scale`: the self-scaling benchmark, with every point saved
-//! as soon as it is measured. Simulated targets only, so far (issue 4).
+//! as soon as it is measured, on a simulated system or on files in a
+//! directory.
+//!
+//! On real files the run has a time budget (`--budget`). Before each point
+//! the time left is shared between the points the scaler still expects;
+//! each point gets its share for warm-up and measurement (see
+//! docs/SCALING.md, "Time"). Files are created for a point's uniqueBytes and
+//! processNum and kept while the next point needs the same files.
 
-use crate::cli::RunArgs;
+use crate::cli::{FocusArg, RunArgs};
 use anyhow::Context;
-use std::path::PathBuf;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use willy::cgroup::MemoryCgroup;
 use willy::run::{run_sim, RunConfig};
 use willy::sim::SimConfig;
 use willy::sysinfo::SystemInfo;
+use willy::target::{Target, TargetSpec};
 use willy::units::Bytes;
 use willy::workload::Workload;
 use willy::Error;
 use willy_predict::profile::{Profile, PROFILE_SCHEMA_VERSION};
 use willy_scale::checkpoint::{Checkpoint, Setting};
-use willy_scale::scaler::{scale, Measured, ScalePlan};
+use willy_scale::curve::{MIN_DROP, STEEP_SLOPE};
+use willy_scale::scaler::{scale, Focus, Measured, ScalePlan, Stage, IMPROVES, KNEE};
 use willy_scale::sweep::SweepPlan;
 
-fn checkpoint_path(profile: &std::path::Path) -> PathBuf {
+/// The shortest time a real point gets, whatever the budget says.
+pub const MIN_POINT: Duration = Duration::from_secs(4);
+/// Working sets reach this multiple of the largest cache.
+pub const BEYOND_CACHE: u64 = 4;
+
+fn checkpoint_path(profile: &Path) -> PathBuf {
     let mut s = profile.as_os_str().to_owned();
     s.push(".ckpt");
     PathBuf::from(s)
+}
+
+/// Where points are measured.
+enum Backend {
+    Sim(Box<SimConfig>),
+    Files {
+        spec: TargetSpec,
+        /// The files of the last point, kept while the next one fits them.
+        held: Option<(u64, u32, Target)>,
+    },
+}
+
+/// One bar on a terminal, one line per point otherwise.
+struct Bar {
+    bar: Option<ProgressBar>,
+}
+
+impl Bar {
+    fn new() -> Bar {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let b = ProgressBar::new(1);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} points, ETA {eta}: {msg}",
+                )
+                .expect("template")
+                .progress_chars("=> "),
+            );
+            b.enable_steady_tick(Duration::from_millis(500));
+            b
+        });
+        Bar { bar }
+    }
+
+    fn start(&self, n: usize, expected: usize, stage: &str, w: &Workload) {
+        if let Some(b) = &self.bar {
+            b.set_length(expected as u64);
+            b.set_position(n as u64);
+            b.set_message(format!("{stage}: {}", describe(w)));
+        }
+    }
+
+    fn done(&self, line: String) {
+        match &self.bar {
+            Some(b) => b.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+fn describe(w: &Workload) -> String {
+    format!(
+        "uniqueBytes {} sizeMean {} readFrac {} seqFrac {} processNum {}",
+        w.unique_bytes, w.size_mean, w.read_frac, w.seq_frac, w.process_num
+    )
+}
+
+fn fmt_duration(d: Duration) -> String {
+    humantime::format_duration(Duration::from_secs(d.as_secs())).to_string()
 }
 
 pub fn run(
@@ -29,18 +111,11 @@ pub fn run(
     mut cfg: RunConfig,
     interrupt: &AtomicBool,
 ) -> anyhow::Result<()> {
-    let target = args
+    let target_str = args
         .target
         .as_deref()
-        .and_then(|p| p.to_str())
-        .unwrap_or("");
-    let Some(name) = target.strip_prefix("sim:") else {
-        return Err(Error::Usage(
-            "--scale runs on simulated targets only so far (--target sim:PRESET); real files and devices are not supported yet".into(),
-        )
-        .into());
-    };
-    let sim = SimConfig::load(name)?;
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| willy::target::DEFAULT_DIR.to_string());
     crate::check_json_path(&args.profile)?;
     let ckpt_path = checkpoint_path(&args.profile);
     match (ckpt_path.exists(), args.resume) {
@@ -52,66 +127,255 @@ pub fn run(
             .into())
         }
         (false, true) => {
-            return Err(Error::Usage(format!("--resume: there is no checkpoint {} to resume", ckpt_path.display())).into())
+            return Err(Error::Usage(format!(
+                "--resume: there is no checkpoint {} to resume",
+                ckpt_path.display()
+            ))
+            .into())
         }
         _ => {}
     }
-    // Virtual time is cheap: prime until uniqueBytes have moved.
-    if args.warmup_max.is_none() {
-        cfg.warmup_max = Duration::from_secs(20_000);
-    }
-    let mut ck = Checkpoint::open(&ckpt_path)?;
-    let setting = Setting {
-        seed: cfg.seed,
-        engine: cfg.engine.name().into(),
-        target: target.into(),
-        direct: args.direct,
+    let focus = match args.focus {
+        FocusArg::Middle => Focus::Middle,
+        FocusArg::Knee => Focus::Knee,
     };
-    let mem = sim.cache.as_ref().map(|c| c.capacity.0).unwrap_or(16 << 20);
-    let plan = ScalePlan {
-        unique: SweepPlan::new(1 << 20, (4 * mem).min(sim.capacity())),
-        max_process_num: 16,
-        max_size_mean: 1 << 20,
+    let bs = first.block_size.0;
+    let (mut backend, system, plan, setting_target) = if let Some(name) =
+        target_str.strip_prefix("sim:")
+    {
+        let sim = SimConfig::load(name)?;
+        // Virtual time is cheap: prime until uniqueBytes have moved.
+        if args.warmup_max.is_none() {
+            cfg.warmup_max = Duration::from_secs(20_000);
+        }
+        let mem = sim.cache.as_ref().map(|c| c.capacity.0).unwrap_or(16 << 20);
+        let plan = ScalePlan {
+            unique: SweepPlan::new(1 << 20, (BEYOND_CACHE * mem).min(sim.capacity())),
+            max_process_num: 16,
+            max_size_mean: 1 << 20,
+            focus,
+        };
+        let system = SystemInfo::simulated(&sim);
+        (
+            Backend::Sim(Box::new(sim)),
+            system,
+            plan,
+            target_str.clone(),
+        )
+    } else {
+        let spec = TargetSpec {
+            path: args.target.clone(),
+            direct: args.direct,
+            allow_device_writes: args.allow_device_writes,
+        };
+        let dir = args
+            .target
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(willy::target::DEFAULT_DIR));
+        if dir.exists() && !dir.is_dir() {
+            return Err(Error::Usage(format!(
+                    "--scale runs on a directory or a simulated system; {} is not a directory (raw devices are not supported by --scale yet)",
+                    dir.display()
+                ))
+                .into());
+        }
+        let probe = if dir.exists() {
+            dir.clone()
+        } else {
+            PathBuf::from(".")
+        };
+        let system = SystemInfo::collect(&probe);
+        let cache = args.cache_limit.map(|b| b.0).unwrap_or(system.memory_bytes);
+        let want = BEYOND_CACHE * cache;
+        let free = willy::target::free_bytes(&probe)?.unwrap_or(u64::MAX);
+        // The same margin a single run keeps, and a tenth for others.
+        let usable = (free - free / 10).saturating_sub(64 << 20);
+        let to = want.min(usable);
+        if to < 16 << 20 {
+            return Err(Error::Usage(format!(
+                "not enough free space in {} for --scale: {} is free",
+                probe.display(),
+                Bytes(free)
+            ))
+            .into());
+        }
+        if to < want {
+            eprintln!(
+                    "willy: warning: uniqueBytes should reach {} ({BEYOND_CACHE} x the {} cache) but {} holds only {} free; {}",
+                    Bytes(want),
+                    Bytes(cache),
+                    probe.display(),
+                    Bytes(free),
+                    if to < 2 * cache {
+                        "the disk region cannot be reached: pass --cache-limit"
+                    } else {
+                        "the disk region will be short"
+                    }
+                );
+        }
+        let plan = ScalePlan {
+            unique: SweepPlan::new(1 << 20, to),
+            max_process_num: 16,
+            max_size_mean: 8 << 20,
+            focus,
+        };
+        let label = match args.cache_limit {
+            Some(l) => format!("{} (cache-limit {l})", dir.display()),
+            None => dir.display().to_string(),
+        };
+        (Backend::Files { spec, held: None }, system, plan, label)
     };
+    let real = matches!(backend, Backend::Files { .. });
+    // The cgroup lives until the end of the run, then is removed.
+    let _cgroup = match (args.cache_limit, real) {
+        (Some(limit), true) => {
+            let cg = MemoryCgroup::create(limit.0)?;
+            cg.add(std::process::id())?;
+            eprintln!(
+                "willy: running in memory cgroup {} limited to {limit}",
+                cg.path().display()
+            );
+            Some(cg)
+        }
+        (Some(_), false) => {
+            return Err(Error::Usage(
+                "--cache-limit applies to real targets; a simulated system's cache is set by its preset".into(),
+            )
+            .into())
+        }
+        _ => None,
+    };
+
+    let expected = plan.expected_points(bs, None);
+    let share = args.budget.as_secs_f64() / expected as f64;
     eprintln!(
-        "willy: scaling sim:{name}: uniqueBytes from {} to {} ({} points, up to {} more where it drops), then four curves per region; checkpoint {}",
+        "willy: scaling {target_str}: uniqueBytes from {} to {} ({} log-spaced points, up to {} more where it drops), then {}; checkpoint {}",
         Bytes(plan.unique.from),
         Bytes(plan.unique.to),
         plan.unique.points,
         plan.unique.refine,
+        match focus {
+            Focus::Middle => "a focal vector in the middle of each region and four curves around it",
+            Focus::Knee => "one global knee (75% of each curve's maximum) and the curves through it",
+        },
         ckpt_path.display()
     );
+    eprintln!(
+        "willy: thresholds: a drop is a run of log-log slopes below {STEEP_SLOPE} losing at least {MIN_DROP}x; sizeMean and processNum grow while a doubling gains {IMPROVES}x (sizeMean at least to 1 MiB, processNum to {}); focal sizeMean/processNum {}; each point stops at a 95% CI of +-{:.0}%",
+        plan.max_process_num,
+        match focus {
+            Focus::Middle => "halfway between the curve's minimum and maximum".to_string(),
+            Focus::Knee => format!("at {:.0}% of the maximum", KNEE * 100.0),
+        },
+        cfg.target_ci_rel * 100.0
+    );
+    if real {
+        let fills: u64 = (0..plan.unique.points)
+            .map(|i| {
+                let (a, b) = (plan.unique.from as f64, plan.unique.to as f64);
+                (a * (b / a).powf(i as f64 / (plan.unique.points - 1) as f64)) as u64
+            })
+            .sum();
+        eprintln!(
+            "willy: plan: about {expected} points in a budget of {}: about {:.0} s each (warm-up, then measurement of {}-{} s); the sweep writes {} of files in all",
+            fmt_duration(args.budget),
+            share.max(MIN_POINT.as_secs_f64()),
+            (share / 4.0).clamp(1.0, 5.0).round(),
+            (share / 2.0).max(2.0).round(),
+            Bytes(fills),
+        );
+        if share < MIN_POINT.as_secs_f64() {
+            eprintln!(
+                "willy: warning: a budget of {} gives each point less than {} s; the run will take about {} (pass a longer --budget)",
+                fmt_duration(args.budget),
+                MIN_POINT.as_secs(),
+                fmt_duration(MIN_POINT * expected as u32)
+            );
+        }
+        if args.cache_limit.is_none() && plan.unique.to > 8 << 30 {
+            eprintln!(
+                "willy: note: reaching the disk region needs working sets up to {}; priming one by random I/O takes far longer than the budget gives a point. --cache-limit 1GiB reaches the disk region at 4 GiB",
+                Bytes(plan.unique.to)
+            );
+        }
+    }
+
+    let mut ck = Checkpoint::open(&ckpt_path)?;
+    let setting = Setting {
+        seed: cfg.seed,
+        engine: cfg.engine.name().into(),
+        target: setting_target.clone(),
+        direct: args.direct,
+    };
+    let bar = Bar::new();
+    let started = Instant::now();
+    let budget = args.budget;
     let (mut measured, mut resumed) = (0usize, 0usize);
-    let mut measure = |w: &Workload| -> Result<Measured, Error> {
+    let mut measure = |w: &Workload, stage: &Stage| -> Result<Measured, Error> {
         if interrupt.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }
-        let (m, fresh) = ck.measure_or_resume(w, &setting, |w| {
-            run_sim(w, &cfg, &sim, args.direct).map(|(m, _)| m)
+        let n = measured + resumed;
+        bar.start(n, stage.expected_points, &stage.what, w);
+        let (m, fresh) = ck.measure_or_resume(w, &setting, |w| match &mut backend {
+            Backend::Sim(sim) => run_sim(w, &cfg, sim, args.direct).map(|(m, _)| m),
+            Backend::Files { spec, held } => {
+                let key = (w.unique_bytes.0, w.process_num);
+                let reuse = matches!(held, Some((u, p, _)) if (*u, *p) == key);
+                if !reuse {
+                    *held = None; // removes the old files first
+                    let mut fill = |_: u64, _: u64| !interrupt.load(Ordering::Relaxed);
+                    let t = Target::open(spec, w, &mut fill)?;
+                    *held = Some((key.0, key.1, t));
+                }
+                let (_, _, target) = held.as_ref().expect("just opened");
+                // Share the time left between the points still expected.
+                let left = budget.saturating_sub(started.elapsed()).as_secs_f64();
+                let points_left = stage.expected_points.saturating_sub(n).max(1);
+                let share = (left / points_left as f64).max(MIN_POINT.as_secs_f64());
+                let mut c = cfg.clone();
+                let warm = if reuse { share / 4.0 } else { share / 2.0 };
+                if args.warmup_max.is_none() {
+                    c.warmup_max = Duration::from_secs_f64(warm);
+                    c.warmup_min = c.warmup_min.min(c.warmup_max);
+                }
+                if args.max_time.is_none() {
+                    c.max_duration = Duration::from_secs_f64((share - warm).max(2.0));
+                    c.min_duration = c
+                        .min_duration
+                        .min(Duration::from_secs_f64((share / 4.0).max(1.0)));
+                }
+                willy::run::run(w, &c, target, &mut |_| {})
+            }
         })?;
         if fresh {
             measured += 1
         } else {
             resumed += 1
         };
-        eprintln!(
-            "willy: point {}: uniqueBytes {} sizeMean {} readFrac {} seqFrac {} processNum {}: {}/s ({})",
+        bar.done(format!(
+            "willy: point {} ({}): {}: {}/s ±{} ({})",
             measured + resumed,
-            w.unique_bytes,
-            w.size_mean,
-            w.read_frac,
-            w.seq_frac,
-            w.process_num,
+            stage.what,
+            describe(w),
             Bytes(m.throughput_bytes_per_sec as u64),
+            m.ci95_rel
+                .map(|r| format!("{:.1}%", r * 100.0))
+                .unwrap_or_else(|| "?".into()),
             if fresh { "measured" } else { "resumed" }
-        );
+        ));
         Ok(Measured {
             throughput: m.throughput_bytes_per_sec,
             ci95_rel: m.ci95_rel,
             duration_secs: m.duration_secs,
         })
     };
-    let scaled = match scale(first, &plan, &mut measure, cfg.seed) {
+    let result = scale(first, &plan, &mut measure, cfg.seed);
+    bar.finish();
+    if let Backend::Files { held, .. } = &mut backend {
+        *held = None; // the files go before anything else is said
+    }
+    let scaled = match result {
         Ok(s) => s,
         Err(Error::Interrupted) => {
             eprintln!(
@@ -125,9 +389,9 @@ pub fn run(
     let profile = Profile {
         kind: "willy-profile".into(),
         schema_version: PROFILE_SCHEMA_VERSION,
-        system: SystemInfo::simulated(&sim),
-        simulated: true,
-        target: target.into(),
+        system,
+        simulated: !real,
+        target: setting_target,
         engine: cfg.engine,
         seed: cfg.seed,
         ranges: scaled.ranges,
@@ -145,9 +409,10 @@ pub fn run(
     drop(ck);
     let _ = std::fs::remove_file(&ckpt_path); // the profile holds every point now
     println!(
-        "profile    {} ({} points: {measured} measured now, {resumed} resumed)",
+        "profile    {} ({} points: {measured} measured now, {resumed} resumed, in {})",
         args.profile.display(),
-        profile.points.len()
+        profile.points.len(),
+        fmt_duration(started.elapsed())
     );
     let sizes: Vec<String> = profile
         .cache_sizes_bytes
@@ -163,16 +428,11 @@ pub fn run(
         }
     );
     for (k, r) in profile.regions.iter().enumerate() {
-        let f = &r.focal;
         println!(
-            "region {k}   uniqueBytes {} to {}; focal uniqueBytes {} sizeMean {} readFrac {} seqFrac {} processNum {}",
+            "region {k}   uniqueBytes {} to {}; focal {}",
             Bytes(r.from_unique_bytes),
             Bytes(r.to_unique_bytes),
-            f.unique_bytes,
-            f.size_mean,
-            f.read_frac,
-            f.seq_frac,
-            f.process_num
+            describe(&r.focal)
         );
     }
     Ok(())

@@ -53,7 +53,7 @@ fn resume_after_kill_9_measures_nothing_twice_and_gives_the_same_profile() {
         .unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     while let Some(Ok(l)) = lines.next() {
-        if l.contains("point 30:") {
+        if l.contains("point 30 (") {
             break;
         }
     }
@@ -100,17 +100,81 @@ fn resume_after_kill_9_measures_nothing_twice_and_gives_the_same_profile() {
 }
 
 #[test]
-fn scale_refuses_what_it_cannot_do_yet() {
+fn scale_refuses_what_it_cannot_do() {
     let d = Dir::new();
     let p = d.join("prof.json");
     assert_usage_error(
         &scale_cmd(&p, &["--resume"]).output().unwrap(),
         "no checkpoint",
     );
+    assert_usage_error(
+        &scale_cmd(&p, &["--cache-limit", "64MiB"]).output().unwrap(),
+        "--cache-limit applies to real targets",
+    );
+    let f = d.write("plain-file", "x");
     let o = willy()
         .args(["run", "--scale", "--target"])
-        .arg(d.path())
+        .arg(&f)
+        .arg("--profile")
+        .arg(&p)
         .output()
         .unwrap();
-    assert_usage_error(&o, "simulated targets only");
+    assert_usage_error(&o, "not a directory");
+    assert!(!d.join("prof.json.ckpt").exists());
+}
+
+/// On real files: the plan is stated before the first point, every point
+/// is checkpointed, and Ctrl-C leaves no data file (and, as root with
+/// --cache-limit, no cgroup) behind.
+#[test]
+fn scale_on_files_states_its_plan_and_cleans_up_after_ctrl_c() {
+    let d = Dir::new();
+    std::fs::create_dir(d.join("data")).unwrap();
+    let p = d.join("prof.json");
+    let mut c = willy();
+    c.args(["run", "--scale", "--budget", "20m", "--target"])
+        .arg(d.join("data"))
+        .arg("--profile")
+        .arg(&p)
+        .args(QUICK);
+    let cgroup = is_root() && willy::cgroup::own_memory_cgroup().is_ok();
+    if cgroup {
+        c.args(["--cache-limit", "256MiB"]);
+    }
+    let mut child = c
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    while let Some(Ok(l)) = lines.next() {
+        let done = l.contains("point 2 (");
+        seen.push(l);
+        if done {
+            break;
+        }
+    }
+    let text = seen.join("\n");
+    assert!(text.contains("plan: about"), "{text}");
+    assert!(text.contains("thresholds:"), "{text}");
+    assert!(text.contains("point 2 (uniqueBytes sweep)"), "{text}");
+    let mine = willy::cgroup::own_memory_cgroup()
+        .ok()
+        .map(|o| o.join(format!("willy-{}", child.id())));
+    let ours = || mine.as_ref().is_some_and(|m| m.exists());
+    assert_eq!(ours(), cgroup, "cgroup present while running");
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        d.entries("data").is_empty(),
+        "left behind: {:?}",
+        d.entries("data")
+    );
+    assert!(!ours(), "the cgroup was not removed");
+    assert!(!p.exists(), "an interrupted run wrote a profile");
+    let ckpt = std::fs::read_to_string(d.join("prof.json.ckpt")).unwrap();
+    assert!(ckpt.lines().count() >= 2, "{ckpt}");
 }

@@ -17,6 +17,13 @@
 //!    of a region passes through its focal point;
 //! 4. readFrac and seqFrac are measured at 0, 0.1, ..., 1.
 //!
+//! With [`Focus::Knee`] (Chen's section 4.4, for comparison) there is one
+//! region over the whole sweep and one global focal vector: each parameter
+//! at its hardest value that still reaches [`KNEE`] (75%) of its curve's
+//! maximum (the largest uniqueBytes; the smallest sizeMean, processNum,
+//! readFrac and seqFrac), set one parameter after another and iterated
+//! until a round moves none, at most [`KNEE_ROUNDS`] rounds.
+//!
 //! Workloads that the model does not allow (a sizeMean larger than a
 //! generator's file) are left out of a curve.
 
@@ -42,6 +49,32 @@ pub struct Measured {
     pub duration_secs: f64,
 }
 
+/// The knee of a curve: the fraction of its maximum (Chen section 4.3).
+pub const KNEE: f64 = 0.75;
+/// Most rounds of the global-knee iteration.
+pub const KNEE_ROUNDS: usize = 4;
+
+/// How focal vectors are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Focus {
+    /// In the middle of each region (Chen section 4.5).
+    #[default]
+    Middle,
+    /// One global knee (Chen section 4.4).
+    Knee,
+}
+
+/// Where the scaler is, for progress reports and time planning.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stage {
+    /// What is being measured, e.g. "uniqueBytes sweep" or "region 1 of 2:
+    /// readFrac".
+    pub what: String,
+    /// The points the whole run is now expected to take (an estimate that
+    /// is refined as regions are found).
+    pub expected_points: usize,
+}
+
 /// How far to scale.
 #[derive(Clone, Debug)]
 pub struct ScalePlan {
@@ -51,6 +84,32 @@ pub struct ScalePlan {
     pub max_process_num: u32,
     /// The largest sizeMean tried.
     pub max_size_mean: u64,
+    /// How focal vectors are chosen.
+    pub focus: Focus,
+}
+
+impl ScalePlan {
+    /// About how many points one region's curves take for requests of
+    /// `block` bytes: sizeMean and processNum (each about half again for
+    /// the iteration) and readFrac and seqFrac (11 each, sharing the focal
+    /// point).
+    pub fn points_per_region(&self, block: u64) -> usize {
+        let log2 = |x: u64| (64 - x.max(1).leading_zeros()) as usize;
+        let sizes = log2(self.max_size_mean.max(1 << 20) / block.max(1));
+        let procs = log2(u64::from(self.max_process_num.max(1)));
+        (sizes + procs) * 3 / 2 + 20
+    }
+
+    /// About how many points the whole run takes, given the number of
+    /// regions (two are assumed before the sweep has found them).
+    pub fn expected_points(&self, block: u64, regions: Option<usize>) -> usize {
+        let sweep = self.unique.points + self.unique.refine / 2;
+        match self.focus {
+            Focus::Middle => sweep + regions.unwrap_or(2) * self.points_per_region(block),
+            // Rounds after the first mostly reuse points.
+            Focus::Knee => sweep + 2 * self.points_per_region(block),
+        }
+    }
 }
 
 /// What scaling found, ready to become a profile.
@@ -70,9 +129,10 @@ pub struct Scaled {
 
 /// Measures each workload once, whatever order the curves ask in.
 struct Points<'a, E> {
-    measure: &'a mut dyn FnMut(&Workload) -> Result<Measured, E>,
+    measure: &'a mut dyn FnMut(&Workload, &Stage) -> Result<Measured, E>,
     index: HashMap<String, usize>,
     points: Vec<ProfilePoint>,
+    stage: Stage,
 }
 
 impl<E> Points<'_, E> {
@@ -81,7 +141,7 @@ impl<E> Points<'_, E> {
         if let Some(&i) = self.index.get(&key) {
             return Ok(i);
         }
-        let m = (self.measure)(w)?;
+        let m = (self.measure)(w, &self.stage)?;
         self.points.push(ProfilePoint {
             workload: w.clone(),
             throughput_bytes_per_sec: m.throughput,
@@ -141,6 +201,28 @@ impl<E> Points<'_, E> {
     }
 }
 
+impl<E> Points<'_, E> {
+    /// The knee of a curve: its hardest value whose throughput reaches
+    /// KNEE of the maximum; `hardest_last` when the hardest value is the
+    /// largest (uniqueBytes), else the smallest.
+    fn knee<T: Copy>(&self, curve: &[(T, usize)], hardest_last: bool) -> Option<T> {
+        let max = curve.iter().map(|&(_, i)| self.tp(i)).fold(0.0, f64::max);
+        let good = |&&(_, i): &&(T, usize)| self.tp(i) >= KNEE * max;
+        if hardest_last {
+            curve.iter().rev().find(good).map(|&(v, _)| v)
+        } else {
+            curve.iter().find(good).map(|&(v, _)| v)
+        }
+    }
+
+    fn set_stage(&mut self, what: String, expected: usize) {
+        self.stage = Stage {
+            what,
+            expected_points: expected.max(self.points.len() + 1),
+        };
+    }
+}
+
 /// The point indices of a curve.
 fn idx<T>(c: &[(T, usize)]) -> Vec<usize> {
     c.iter().map(|(_, i)| *i).collect()
@@ -152,18 +234,24 @@ fn doubling(from: u64, to: u64) -> Vec<u64> {
 
 /// Runs the self-scaling benchmark with `measure`, from a first guess at
 /// the focal vector (its uniqueBytes, sizeMean and processNum are scaled).
+/// `measure` also hears which stage asks, and how many points the run is
+/// expected to take.
 pub fn scale<E>(
     first: &Workload,
     plan: &ScalePlan,
-    measure: &mut dyn FnMut(&Workload) -> Result<Measured, E>,
+    measure: &mut dyn FnMut(&Workload, &Stage) -> Result<Measured, E>,
     seed: u64,
 ) -> Result<Scaled, E> {
+    let bs = first.block_size.0;
     let mut pts = Points {
         measure,
         index: HashMap::new(),
         points: Vec::new(),
+        stage: Stage {
+            what: "uniqueBytes sweep".into(),
+            expected_points: plan.expected_points(bs, None),
+        },
     };
-    let bs = first.block_size.0;
     let mut guess = first.clone();
     // Two blocks: small requests like Chen's 10-40 KB focal sizes. With one
     // block, write-back costs pull sparc1990's drop early (17.5 MiB inferred
@@ -199,40 +287,111 @@ pub fn scale<E>(
     };
     let procs = doubling(1, u64::from(plan.max_process_num.max(1)));
     let fracs: Vec<f64> = (0..=10).map(|i| f64::from(i) / 10.0).collect();
+    let set_size = |w: &mut Workload, v: u64| w.size_mean = Bytes(v);
+    let set_procs = |w: &mut Workload, v: u64| w.process_num = v as u32;
+    let set_read = |w: &mut Workload, v: f64| w.read_frac = v;
+    let set_seq = |w: &mut Workload, v: f64| w.seq_frac = v;
+    let found = regions(&curve, &d);
+    let per_region = plan.points_per_region(bs);
     let mut out_regions = Vec::new();
-    for r in regions(&curve, &d) {
-        let mut focal = with_unique(&guess, r.focal);
-        for _round in 0..2 {
-            let before = (focal.size_mean, focal.process_num);
-            let size_curve = pts.curve(
-                &focal,
-                &sizes(&focal),
-                |w, v| w.size_mean = Bytes(v),
-                Some(1u64 << 20),
-            )?;
-            if let Some(s) = pts.halfway(&size_curve) {
-                focal.size_mean = Bytes(s);
-            }
-            let proc_curve =
-                pts.curve(&focal, &procs, |w, v| w.process_num = v as u32, Some(1u64))?;
-            if let Some(p) = pts.halfway(&proc_curve) {
-                focal.process_num = p as u32;
-            }
-            if (focal.size_mean, focal.process_num) == before {
-                break;
+    let mut focals: Vec<(crate::curve::Region, Workload)> = Vec::new();
+    match plan.focus {
+        Focus::Middle => {
+            let n = found.len();
+            for (k, r) in found.iter().enumerate() {
+                let expected = pts.points.len() + (n - k) * per_region;
+                let mut focal = with_unique(&guess, r.focal);
+                for round in 0..2 {
+                    pts.set_stage(
+                        format!(
+                            "region {} of {n}: focal sizeMean and processNum, round {}",
+                            k + 1,
+                            round + 1
+                        ),
+                        expected,
+                    );
+                    let before = (focal.size_mean, focal.process_num);
+                    let size_curve =
+                        pts.curve(&focal, &sizes(&focal), set_size, Some(1u64 << 20))?;
+                    if let Some(s) = pts.halfway(&size_curve) {
+                        focal.size_mean = Bytes(s);
+                    }
+                    let proc_curve = pts.curve(&focal, &procs, set_procs, Some(1u64))?;
+                    if let Some(p) = pts.halfway(&proc_curve) {
+                        focal.process_num = p as u32;
+                    }
+                    if (focal.size_mean, focal.process_num) == before {
+                        break;
+                    }
+                }
+                focals.push((*r, focal));
             }
         }
+        Focus::Knee => {
+            // One region over the whole sweep, one global knee.
+            let all = crate::curve::Region {
+                from: curve.first().map_or(0.0, |p| p.unique_bytes),
+                to: curve.last().map_or(0.0, |p| p.unique_bytes),
+                focal: 0.0,
+            };
+            let mut focal = guess.clone();
+            let us: Vec<u64> = curve.iter().map(|p| p.unique_bytes as u64).collect();
+            let knee_of_sweep = |pts: &Points<'_, E>, c: &[(u64, usize)]| pts.knee(c, true);
+            let first_sweep: Vec<(u64, usize)> = us
+                .iter()
+                .copied()
+                .zip(unique_bytes_curve.iter().copied())
+                .collect();
+            if let Some(u) = knee_of_sweep(&pts, &first_sweep) {
+                focal = with_unique(&focal, u as f64);
+            }
+            for round in 0..KNEE_ROUNDS {
+                pts.set_stage(
+                    format!("global knee, round {}", round + 1),
+                    pts.points.len() + per_region,
+                );
+                let before = focal.clone();
+                let c = pts.curve(&focal, &sizes(&focal), set_size, Some(1u64 << 20))?;
+                if let Some(v) = pts.knee(&c, false) {
+                    focal.size_mean = Bytes(v);
+                }
+                let c = pts.curve(&focal, &procs, set_procs, Some(1u64))?;
+                if let Some(v) = pts.knee(&c, false) {
+                    focal.process_num = v as u32;
+                }
+                let c = pts.curve(&focal, &fracs, set_read, None)?;
+                if let Some(v) = pts.knee(&c, false) {
+                    focal.read_frac = v;
+                }
+                let c = pts.curve(&focal, &fracs, set_seq, None)?;
+                if let Some(v) = pts.knee(&c, false) {
+                    focal.seq_frac = v;
+                }
+                if round > 0 || focal != before {
+                    let c = pts.curve(&focal, &us, |w, v| *w = with_unique(w, v as f64), None)?;
+                    if let Some(v) = pts.knee(&c, true) {
+                        focal = with_unique(&focal, v as f64);
+                    }
+                }
+                if focal == before {
+                    break;
+                }
+            }
+            focals.push((all, focal));
+        }
+    }
+    let n = focals.len();
+    for (k, (r, focal)) in focals.into_iter().enumerate() {
+        pts.set_stage(
+            format!("region {} of {n}: four curves", k + 1),
+            pts.points.len() + (n - k) * 30,
+        );
         // Every curve must pass through the final focal vector: measure the
         // size and process curves around it (known points are reused).
-        let size_curve = pts.curve(
-            &focal,
-            &sizes(&focal),
-            |w, v| w.size_mean = Bytes(v),
-            Some(1u64 << 20),
-        )?;
-        let proc_curve = pts.curve(&focal, &procs, |w, v| w.process_num = v as u32, Some(1u64))?;
-        let read_curve = pts.curve(&focal, &fracs, |w, v| w.read_frac = v, None)?;
-        let seq_curve = pts.curve(&focal, &fracs, |w, v| w.seq_frac = v, None)?;
+        let size_curve = pts.curve(&focal, &sizes(&focal), set_size, Some(1u64 << 20))?;
+        let proc_curve = pts.curve(&focal, &procs, set_procs, Some(1u64))?;
+        let read_curve = pts.curve(&focal, &fracs, set_read, None)?;
+        let seq_curve = pts.curve(&focal, &fracs, set_seq, None)?;
         out_regions.push(ProfileRegion {
             from_unique_bytes: r.from as u64,
             to_unique_bytes: r.to as u64,

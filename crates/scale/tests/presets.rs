@@ -85,7 +85,11 @@ fn cache_sizes_of_the_small_presets() {
 }
 
 fn scaled(name: &str) -> willy_scale::scaler::Scaled {
-    use willy_scale::scaler::{scale, Measured, ScalePlan};
+    scaled_with(name, willy_scale::scaler::Focus::Middle)
+}
+
+fn scaled_with(name: &str, focus: willy_scale::scaler::Focus) -> willy_scale::scaler::Scaled {
+    use willy_scale::scaler::{scale, Measured, ScalePlan, Stage};
     let sim = SimConfig::load(name).unwrap();
     let first = Workload::from_json(
         r#"{"uniqueBytes":"1MiB","sizeMean":"4KiB","readFrac":0.5,"seqFrac":0.5,"processNum":1}"#,
@@ -96,8 +100,9 @@ fn scaled(name: &str) -> willy_scale::scaler::Scaled {
         unique: SweepPlan::new(1 << 20, 4 * mem),
         max_process_num: 8,
         max_size_mean: 1 << 20,
+        focus,
     };
-    let mut measure = |w: &Workload| {
+    let mut measure = |w: &Workload, _: &Stage| {
         run_sim(w, &cfg(), &sim, false).map(|(m, _)| Measured {
             throughput: m.throughput_bytes_per_sec,
             ci95_rel: m.ci95_rel,
@@ -156,4 +161,33 @@ fn curves_show_how_the_presets_are_built() {
         sizes[sizes.len() - 1] > 2.0 * sizes[0],
         "larger requests pay off on a disk: {sizes:?}"
     );
+}
+
+/// --focus knee: one region, and a focal vector at the knee of each of its
+/// curves: at least 75% of the curve's maximum, and the next harder value
+/// (smaller sizeMean, processNum, readFrac, seqFrac) below it.
+#[test]
+fn the_global_knee_is_at_75_percent_of_every_curve() {
+    use willy_scale::scaler::{throughputs, Focus, KNEE};
+    let k = scaled_with("sparc1990", Focus::Knee);
+    assert_eq!(k.regions.len(), 1);
+    let r = &k.regions[0];
+    for (name, c) in [
+        ("sizeMean", &r.curves.size_mean),
+        ("processNum", &r.curves.process_num),
+        ("readFrac", &r.curves.read_frac),
+        ("seqFrac", &r.curves.seq_frac),
+    ] {
+        let t = throughputs(&k, c);
+        let max = t.iter().cloned().fold(0.0, f64::max);
+        let at = c
+            .iter()
+            .position(|&i| k.points[i].workload == r.focal)
+            .unwrap_or_else(|| panic!("{name} curve misses the focal point"));
+        assert!(t[at] >= KNEE * max, "{name}: focal {} of max {max}", t[at]);
+        if at > 0 {
+            assert!(t[at - 1] < KNEE * max, "{name}: {t:?}, knee at {at}");
+        }
+    }
+    assert!(k.cache_sizes_bytes.len() == 1);
 }
