@@ -1,9 +1,16 @@
 //! The profile format and predicted performance (Chen 1992, chapter 5).
 //!
-//! So far: [`profile`], the versioned document a self-scaling run writes and
-//! prediction reads. Prediction itself is issue 5.
+//! - [`profile`]: the versioned document a self-scaling run writes;
+//! - [`predict`]: throughput of any workload as a product of
+//!   single-parameter functions (section 5.2, Appendix B);
+//! - [`validate`]: random workloads, error statistics and the orthogonal
+//!   baseline (sections 5.3-5.4);
+//! - [`compare`]: two profiles on the same workloads (section 5.5).
 #![deny(missing_docs)]
 
+pub mod compare;
+pub mod predict;
 pub mod profile;
+pub mod validate;
 
 pub use willy;

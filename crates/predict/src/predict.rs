@@ -1,0 +1,344 @@
+//! Predicted performance (Chen 1992, section 5.2 and Appendix B).
+//!
+//! Throughput is modelled as a product of single-parameter functions, one
+//! per region:
+//!
+//! ```text
+//! T(w) = T(focal_k) * Π_p  f_p,k(w.p) / f_p,k(focal_k.p)
+//! ```
+//!
+//! where `f_p,k` is region `k`'s measured curve for parameter `p` (sizeMean,
+//! readFrac, seqFrac, processNum) and, for uniqueBytes, the uniqueBytes
+//! curve across all regions.
+//!
+//! - **Region** (Appendix B): of the two focal points whose uniqueBytes
+//!   bracket the workload's, the one whose uniqueBytes-curve throughput is
+//!   nearer (in ratio) to the curve's throughput at the workload's
+//!   uniqueBytes. Outside all focal points, the nearest one.
+//! - **Interpolation**: piecewise linear in throughput, against `ln x` for
+//!   uniqueBytes, sizeMean and processNum (they are measured at doubling or
+//!   log-spaced values), and against `x` for readFrac and seqFrac.
+//! - **Outside a curve**: the value is clamped to the curve's ends and the
+//!   prediction is flagged `extrapolated` with the parameter's name.
+//! - **Near a border**: when uniqueBytes lies in the drop between two
+//!   regions, or within a factor [`BORDER`] of either side of it, the
+//!   prediction is flagged `near_border` (Chen found the error concentrates
+//!   there).
+//! - **Little's law**: IOPS is throughput over the mean request size, and
+//!   the mean response time is `processNum / IOPS - cpuThink` (a closed
+//!   loop of processNum generators).
+
+use crate::profile::{Profile, ProfileError};
+use willy::workload::Workload;
+
+/// A workload this close (a factor in uniqueBytes) to a drop between
+/// regions is flagged `near_border`.
+pub const BORDER: f64 = 1.25;
+/// uniqueBytes or sizeMean more than this factor beyond the profile's range
+/// is refused rather than extrapolated.
+pub const FAR: f64 = 1024.0;
+
+/// A workload parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Param {
+    /// uniqueBytes.
+    UniqueBytes,
+    /// sizeMean.
+    SizeMean,
+    /// readFrac.
+    ReadFrac,
+    /// seqFrac.
+    SeqFrac,
+    /// processNum.
+    ProcessNum,
+}
+
+impl Param {
+    /// All five, in Chen's order.
+    pub const ALL: [Param; 5] = [
+        Param::UniqueBytes,
+        Param::SizeMean,
+        Param::ReadFrac,
+        Param::SeqFrac,
+        Param::ProcessNum,
+    ];
+
+    /// The JSON name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::UniqueBytes => "uniqueBytes",
+            Param::SizeMean => "sizeMean",
+            Param::ReadFrac => "readFrac",
+            Param::SeqFrac => "seqFrac",
+            Param::ProcessNum => "processNum",
+        }
+    }
+
+    /// The parameter's value in `w`.
+    pub fn of(self, w: &Workload) -> f64 {
+        match self {
+            Param::UniqueBytes => w.unique_bytes.0 as f64,
+            Param::SizeMean => w.size_mean.0 as f64,
+            Param::ReadFrac => w.read_frac,
+            Param::SeqFrac => w.seq_frac,
+            Param::ProcessNum => f64::from(w.process_num),
+        }
+    }
+
+    /// Whether the parameter is interpolated against its logarithm.
+    pub fn log_scale(self) -> bool {
+        matches!(
+            self,
+            Param::UniqueBytes | Param::SizeMean | Param::ProcessNum
+        )
+    }
+
+    fn axis(self, v: f64) -> f64 {
+        if self.log_scale() {
+            v.max(f64::MIN_POSITIVE).ln()
+        } else {
+            v
+        }
+    }
+}
+
+/// A measured single-parameter curve, on its interpolation axis.
+#[derive(Clone, Debug)]
+pub struct Curve {
+    param: Param,
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+}
+
+impl Curve {
+    fn new(param: Param, mut pts: Vec<(f64, f64)>) -> Curve {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        pts.dedup_by(|a, b| a.0 == b.0);
+        let (xs, ys) = pts.into_iter().map(|(x, y)| (param.axis(x), y)).unzip();
+        Curve { param, xs, ys }
+    }
+
+    /// Throughput at parameter value `v`, and whether `v` lay outside the
+    /// measured range (then the nearest end's value is returned).
+    pub fn at(&self, v: f64) -> (f64, bool) {
+        let x = self.param.axis(v);
+        let n = self.xs.len();
+        // A relative slack, so that a value measured is never "outside".
+        let eps = 1e-9 * x.abs().max(1.0);
+        if x <= self.xs[0] {
+            return (self.ys[0], x < self.xs[0] - eps);
+        }
+        if x >= self.xs[n - 1] {
+            return (self.ys[n - 1], x > self.xs[n - 1] + eps);
+        }
+        let j = self.xs.partition_point(|&a| a <= x);
+        let (x0, x1, y0, y1) = (self.xs[j - 1], self.xs[j], self.ys[j - 1], self.ys[j]);
+        (y0 + (y1 - y0) * (x - x0) / (x1 - x0), false)
+    }
+
+    /// The measured (value, throughput) pairs, by value.
+    pub fn points(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        let log = self.param.log_scale();
+        self.xs
+            .iter()
+            .zip(&self.ys)
+            .map(move |(&x, &y)| (if log { x.exp() } else { x }, y))
+    }
+}
+
+#[derive(Clone, Debug)]
+struct RegionModel {
+    from: f64,
+    to: f64,
+    focal: Workload,
+    /// sizeMean, readFrac, seqFrac, processNum.
+    curves: [Curve; 4],
+}
+
+const REGION_PARAMS: [Param; 4] = [
+    Param::SizeMean,
+    Param::ReadFrac,
+    Param::SeqFrac,
+    Param::ProcessNum,
+];
+
+/// A prediction and how far to trust it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Prediction {
+    /// Predicted throughput, bytes per second.
+    pub predicted_throughput_bytes_per_sec: f64,
+    /// Predicted requests per second (throughput / sizeMean).
+    pub predicted_iops: f64,
+    /// Mean response time by Little's law, seconds.
+    pub predicted_mean_response_secs: f64,
+    /// The region whose curves were used.
+    pub region: usize,
+    /// Parameters outside their curve's measured range (clamped).
+    pub extrapolated: Vec<&'static str>,
+    /// uniqueBytes is in or near the drop between two regions.
+    pub near_border: bool,
+}
+
+/// Why a workload cannot be predicted.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum PredictError {
+    /// The profile cannot be used for prediction.
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    /// The workload is not valid, or far outside the profile.
+    #[error("{0}")]
+    Workload(String),
+}
+
+/// A profile made ready for prediction.
+#[derive(Clone, Debug)]
+pub struct Predictor {
+    unique: Curve,
+    regions: Vec<RegionModel>,
+    ranges: crate::profile::Ranges,
+}
+
+impl Predictor {
+    /// Checks that `p` has what prediction needs: a uniqueBytes curve, and
+    /// in each region four non-empty curves of positive throughputs.
+    pub fn new(p: &Profile) -> Result<Predictor, PredictError> {
+        p.validate()?;
+        let bad = |m: String| PredictError::Profile(ProfileError::Invalid(m));
+        let tp = |i: usize| p.points[i].throughput_bytes_per_sec;
+        let positive = |what: &str, idx: &[usize]| -> Result<(), PredictError> {
+            if idx.is_empty() {
+                return Err(bad(format!("{what} has no points")));
+            }
+            match idx.iter().find(|&&i| !(tp(i).is_finite() && tp(i) > 0.0)) {
+                Some(&i) => Err(bad(format!(
+                    "{what}: point {i} has throughput {}, not a positive number",
+                    tp(i)
+                ))),
+                None => Ok(()),
+            }
+        };
+        positive("the uniqueBytes curve", &p.unique_bytes_curve)?;
+        let curve = |param: Param, idx: &[usize]| {
+            Curve::new(
+                param,
+                idx.iter()
+                    .map(|&i| (param.of(&p.points[i].workload), tp(i)))
+                    .collect(),
+            )
+        };
+        let unique = curve(Param::UniqueBytes, &p.unique_bytes_curve);
+        let mut regions = Vec::new();
+        for (k, r) in p.regions.iter().enumerate() {
+            let c = &r.curves;
+            let lists = [&c.size_mean, &c.read_frac, &c.seq_frac, &c.process_num];
+            for (param, idx) in REGION_PARAMS.iter().zip(lists) {
+                positive(&format!("region {k}'s {} curve", param.name()), idx)?;
+            }
+            regions.push(RegionModel {
+                from: r.from_unique_bytes as f64,
+                to: r.to_unique_bytes as f64,
+                focal: r.focal.clone(),
+                curves: [
+                    curve(Param::SizeMean, &c.size_mean),
+                    curve(Param::ReadFrac, &c.read_frac),
+                    curve(Param::SeqFrac, &c.seq_frac),
+                    curve(Param::ProcessNum, &c.process_num),
+                ],
+            });
+        }
+        Ok(Predictor {
+            unique,
+            regions,
+            ranges: p.ranges.clone(),
+        })
+    }
+
+    /// The uniqueBytes curve.
+    pub fn unique_curve(&self) -> &Curve {
+        &self.unique
+    }
+
+    /// The region Appendix B chooses for uniqueBytes `u`.
+    pub fn region_of(&self, u: f64) -> usize {
+        let n = self.regions.len();
+        let fu = |k: usize| self.regions[k].focal.unique_bytes.0 as f64;
+        let more = (0..n).find(|&k| fu(k) >= u);
+        let less = (0..n).rev().find(|&k| fu(k) <= u);
+        match (less, more) {
+            (Some(l), Some(m)) if l != m => {
+                let t = self.unique.at(u).0;
+                let (tl, tm) = (self.unique.at(fu(l)).0, self.unique.at(fu(m)).0);
+                if (t / tl).ln().abs() <= (t / tm).ln().abs() {
+                    l
+                } else {
+                    m
+                }
+            }
+            (Some(k), _) | (None, Some(k)) => k,
+            (None, None) => 0,
+        }
+    }
+
+    fn near_border(&self, u: f64) -> bool {
+        self.regions
+            .windows(2)
+            .any(|w| u >= w[0].to / BORDER && u <= w[1].from * BORDER)
+    }
+
+    /// Checks that `w` is valid and not absurdly far outside the profile.
+    pub fn check(&self, w: &Workload) -> Result<(), PredictError> {
+        w.validate()
+            .map_err(|e| PredictError::Workload(e.to_string()))?;
+        let r = &self.ranges;
+        for (param, range) in [
+            (Param::UniqueBytes, r.unique_bytes),
+            (Param::SizeMean, r.size_mean),
+        ] {
+            let v = param.of(w);
+            let (lo, hi) = (range[0] as f64, range[1] as f64);
+            if v > hi * FAR || v * FAR < lo {
+                return Err(PredictError::Workload(format!(
+                    "{} = {} is more than {FAR}x outside the profile's range {}..{}; a prediction there would mean nothing",
+                    param.name(),
+                    willy::units::Bytes(v as u64),
+                    willy::units::Bytes(lo as u64),
+                    willy::units::Bytes(hi as u64)
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Predicts `w`'s throughput (without [`Predictor::check`]ing it).
+    pub fn predict(&self, w: &Workload) -> Prediction {
+        let u = w.unique_bytes.0 as f64;
+        let k = self.region_of(u);
+        let r = &self.regions[k];
+        let mut extrapolated = Vec::new();
+        let (tu, out) = self.unique.at(u);
+        if out {
+            extrapolated.push(Param::UniqueBytes.name());
+        }
+        let mut factor = tu / self.unique.at(r.focal.unique_bytes.0 as f64).0;
+        for (param, c) in REGION_PARAMS.iter().zip(&r.curves) {
+            let (t, out) = c.at(param.of(w));
+            if out {
+                extrapolated.push(param.name());
+            }
+            factor *= t / c.at(param.of(&r.focal)).0;
+        }
+        // The focal point lies on every curve of its region.
+        let focal_tp = r.curves[0].at(Param::SizeMean.of(&r.focal)).0;
+        let tp = focal_tp * factor;
+        let iops = tp / w.effective_size_mean();
+        let response = f64::from(w.process_num) / iops - w.cpu_think.0.as_secs_f64();
+        Prediction {
+            predicted_throughput_bytes_per_sec: tp,
+            predicted_iops: iops,
+            predicted_mean_response_secs: response.max(0.0),
+            region: k,
+            extrapolated,
+            near_border: self.near_border(u),
+        }
+    }
+}
