@@ -26,7 +26,7 @@ use willy::Error;
 use willy_predict::profile::{Profile, PROFILE_SCHEMA_VERSION};
 use willy_scale::checkpoint::{Checkpoint, Setting};
 use willy_scale::curve::{MIN_DROP, STEEP_SLOPE};
-use willy_scale::scaler::{scale, Focus, Measured, ScalePlan, Stage, IMPROVES, KNEE};
+use willy_scale::scaler::{scale, Focus, Measured, ScalePlan, Stage, IMPROVES, KNEE, SAME_CACHE};
 use willy_scale::sweep::SweepPlan;
 
 /// The shortest time a real point gets, whatever the budget says.
@@ -249,7 +249,7 @@ pub fn run(
     let expected = plan.expected_points(bs, None);
     let share = args.budget.as_secs_f64() / expected as f64;
     eprintln!(
-        "willy: scaling {target_str}: uniqueBytes from {} to {} ({} log-spaced points, up to {} more where it drops), then {}; checkpoint {}",
+        "willy: scaling {target_str}: three uniqueBytes sweeps from {} to {} ({} log-spaced points each, up to {} more where one drops): random reads and random writes to find the caches, then the focal vector; then {}; checkpoint {}",
         Bytes(plan.unique.from),
         Bytes(plan.unique.to),
         plan.unique.points,
@@ -261,7 +261,7 @@ pub fn run(
         ckpt_path.display()
     );
     eprintln!(
-        "willy: thresholds: a drop is a run of log-log slopes below {STEEP_SLOPE} losing at least {MIN_DROP}x; sizeMean and processNum grow while a doubling gains {IMPROVES}x (sizeMean at least to 1 MiB, processNum to {}); focal sizeMean/processNum {}; each point stops at a 95% CI of +-{:.0}%",
+        "willy: thresholds: a drop is a run of log-log slopes below {STEEP_SLOPE} losing at least {MIN_DROP}x; a cache is the LRU size whose hit ratio is 1/2 at the drop's centre; a write-probe cache within {SAME_CACHE}x of a read-probe cache is that cache; sizeMean and processNum grow while a doubling gains {IMPROVES}x (sizeMean at least to 1 MiB, processNum to {}); focal sizeMean/processNum {}; each point stops at a 95% CI of +-{:.0}%",
         plan.max_process_num,
         match focus {
             Focus::Middle => "halfway between the curve's minimum and maximum".to_string(),
@@ -391,7 +391,12 @@ pub fn run(
         schema_version: PROFILE_SCHEMA_VERSION,
         system,
         simulated: !real,
-        target: setting_target,
+        target: target_str,
+        cache_limit_bytes: if real {
+            args.cache_limit.map(|b| b.0)
+        } else {
+            None
+        },
         engine: cfg.engine,
         seed: cfg.seed,
         ranges: scaled.ranges,

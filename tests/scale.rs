@@ -158,7 +158,10 @@ fn scale_on_files_states_its_plan_and_cleans_up_after_ctrl_c() {
     let text = seen.join("\n");
     assert!(text.contains("plan: about"), "{text}");
     assert!(text.contains("thresholds:"), "{text}");
-    assert!(text.contains("point 2 (uniqueBytes sweep)"), "{text}");
+    assert!(
+        text.contains("point 2 (uniqueBytes probe: random reads)"),
+        "{text}"
+    );
     let mine = willy::cgroup::own_memory_cgroup()
         .ok()
         .map(|o| o.join(format!("willy-{}", child.id())));

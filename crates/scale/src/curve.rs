@@ -8,6 +8,8 @@
 //! - a **drop** is a maximal run of consecutive segments each steeper than
 //!   [`STEEP_SLOPE`] (throughput falling faster than `U^-0.5`), whose ends
 //!   differ by at least [`MIN_DROP`] (a factor of 1.25, Chen's 75% knee);
+//!   Two steep runs separated by a single segment are one drop: one point
+//!   off the trend in the middle of a fall is noise, not a plateau;
 //! - a **region** is what lies between drops (or a sweep end), and its focal
 //!   point is its geometric middle (Chen: "the middle of that region").
 //!
@@ -70,6 +72,7 @@ fn level(pts: &[Point]) -> f64 {
 /// The drops of a curve sorted by uniqueBytes, all throughputs positive.
 pub fn drops(pts: &[Point]) -> Vec<Drop> {
     let mut out = Vec::new();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i + 1 < pts.len() {
         if slope(&pts[i], &pts[i + 1]) >= STEEP_SLOPE {
@@ -81,6 +84,14 @@ pub fn drops(pts: &[Point]) -> Vec<Drop> {
             i += 1;
         }
         let end = i;
+        // One segment between two steep runs is no plateau (a noisy point
+        // in the middle of a fall): the runs are one drop.
+        match runs.last_mut() {
+            Some(prev) if prev.1 + 1 == start => prev.1 = end,
+            _ => runs.push((start, end)),
+        }
+    }
+    for (start, end) in runs {
         if pts[start].throughput / pts[end].throughput >= MIN_DROP {
             out.push(Drop {
                 start,
@@ -127,14 +138,35 @@ fn centre(pts: &[Point], d: &Drop) -> f64 {
 
 /// The regions between the drops of `pts`.
 pub fn regions(pts: &[Point], drops: &[Drop]) -> Vec<Region> {
-    let mut bounds = vec![pts[0].unique_bytes];
-    for d in drops {
-        bounds.push(pts[d.start].unique_bytes);
-        bounds.push(pts[d.end].unique_bytes);
+    let spans: Vec<(f64, f64)> = drops
+        .iter()
+        .map(|d| (pts[d.start].unique_bytes, pts[d.end].unique_bytes))
+        .collect();
+    regions_between(pts[0].unique_bytes, pts[pts.len() - 1].unique_bytes, &spans)
+}
+
+/// The regions of `[from, to]` outside the drop spans `spans` (each
+/// `(first point before the fall, first point after it)`). Overlapping
+/// spans are merged; empty regions are left out.
+pub fn regions_between(from: f64, to: f64, spans: &[(f64, f64)]) -> Vec<Region> {
+    let mut s: Vec<(f64, f64)> = spans.to_vec();
+    s.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut merged: Vec<(f64, f64)> = Vec::new();
+    for (a, b) in s {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
     }
-    bounds.push(pts[pts.len() - 1].unique_bytes);
+    let mut bounds = vec![from];
+    for (a, b) in merged {
+        bounds.push(a);
+        bounds.push(b);
+    }
+    bounds.push(to);
     bounds
         .chunks(2)
+        .filter(|c| c[0] < c[1])
         .map(|c| Region {
             from: c[0],
             to: c[1],
@@ -204,6 +236,26 @@ mod tests {
         );
         assert!((d[0].high / 100e6 - 1.0).abs() < 0.01 && (d[0].low / 2e6 - 1.0).abs() < 0.01);
         assert_eq!(regions(&pts, &d).len(), 2);
+    }
+
+    #[test]
+    fn one_noisy_point_inside_a_fall_does_not_split_it() {
+        let mut pts = staircase(&[(32e6, 100e6)], 2e6, &log_points(1e6, 1e9, 40));
+        // Raise one point in the middle of the fall above its predecessor.
+        let d = drops(&pts);
+        assert_eq!(d.len(), 1);
+        let mid = (d[0].start + d[0].end) / 2;
+        pts[mid + 1].throughput = pts[mid].throughput * 1.2;
+        let d = drops(&pts);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(regions(&pts, &d).len(), 2);
+    }
+
+    #[test]
+    fn regions_between_merges_overlapping_spans() {
+        let r = regions_between(1.0, 1000.0, &[(10.0, 20.0), (15.0, 40.0), (200.0, 1000.0)]);
+        let got: Vec<(f64, f64)> = r.iter().map(|r| (r.from, r.to)).collect();
+        assert_eq!(got, vec![(1.0, 10.0), (40.0, 200.0)]);
     }
 
     #[test]

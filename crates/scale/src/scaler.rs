@@ -27,7 +27,7 @@
 //! Workloads that the model does not allow (a sizeMean larger than a
 //! generator's file) are left out of a curve.
 
-use crate::curve::{drops, regions, Point};
+use crate::curve::{drops, regions_between, Point};
 use crate::infer::cache_size;
 use crate::sweep::{sweep, with_unique, SweepPlan};
 use std::collections::HashMap;
@@ -48,6 +48,13 @@ pub struct Measured {
     /// Seconds measured.
     pub duration_secs: f64,
 }
+
+/// The probes whose drops locate the caches: random reads and random
+/// writes (readFrac 1 and 0, seqFrac 0, the focal sizeMean and processNum).
+pub const PROBES: [(f64, &str); 2] = [(1.0, "reads"), (0.0, "writes")];
+/// A write probe's cache within this factor of a read probe's is the same
+/// cache.
+pub const SAME_CACHE: f64 = 1.25;
 
 /// The knee of a curve: the fraction of its maximum (Chen section 4.3).
 pub const KNEE: f64 = 0.75;
@@ -103,7 +110,8 @@ impl ScalePlan {
     /// About how many points the whole run takes, given the number of
     /// regions (two are assumed before the sweep has found them).
     pub fn expected_points(&self, block: u64, regions: Option<usize>) -> usize {
-        let sweep = self.unique.points + self.unique.refine / 2;
+        // The focal sweep and the two probes.
+        let sweep = 3 * (self.unique.points + self.unique.refine / 2);
         match self.focus {
             Focus::Middle => sweep + regions.unwrap_or(2) * self.points_per_region(block),
             // Rounds after the first mostly reuse points.
@@ -261,7 +269,41 @@ pub fn scale<E>(
     guess.read_frac = 0.5;
     guess.seq_frac = 0.5;
 
-    // 1. uniqueBytes, its drops, regions and cache sizes.
+    // 1. The caches: drops of the random-read and random-write probes.
+    let mut found: Vec<(u64, (f64, f64), bool)> = Vec::new(); // (C, span, read)
+    for (rf, name) in PROBES {
+        let mut probe = guess.clone();
+        probe.read_frac = rf;
+        probe.seq_frac = 0.0;
+        pts.stage.what = format!("uniqueBytes probe: random {name}");
+        let c = sweep(&probe, &plan.unique, |w| {
+            let i = pts.get(w)?;
+            Ok::<f64, E>(pts.tp(i))
+        })?;
+        for d in drops(&c) {
+            if let Some(size) = cache_size(&probe, d.centre, seed) {
+                found.push((
+                    size,
+                    (c[d.start].unique_bytes, c[d.end].unique_bytes),
+                    rf == 1.0,
+                ));
+            }
+        }
+    }
+    // A write probe's drop near a read cache is that cache, seen again.
+    let reads: Vec<u64> = found.iter().filter(|f| f.2).map(|f| f.0).collect();
+    found.retain(|f| {
+        f.2 || reads
+            .iter()
+            .all(|&r| (f.0 as f64 / r as f64).ln().abs() > SAME_CACHE.ln())
+    });
+    let mut cache_sizes_bytes: Vec<u64> = found.iter().map(|f| f.0).collect();
+    cache_sizes_bytes.sort_unstable();
+    cache_sizes_bytes.dedup();
+    let spans: Vec<(f64, f64)> = found.iter().map(|f| f.1).collect();
+
+    // 2. The uniqueBytes curve of the focal vector, for prediction.
+    pts.stage.what = "uniqueBytes sweep".into();
     let curve = sweep(&guess, &plan.unique, |w| {
         let i = pts.get(w)?;
         Ok::<f64, E>(pts.tp(i))
@@ -270,13 +312,6 @@ pub fn scale<E>(
         .iter()
         .map(|p| pts.get(&with_unique(&guess, p.unique_bytes)))
         .collect::<Result<_, _>>()?;
-    let d = drops(&curve);
-    let mut cache_sizes_bytes: Vec<u64> = d
-        .iter()
-        .filter_map(|d| cache_size(&guess, d.centre, seed))
-        .collect();
-    cache_sizes_bytes.sort_unstable();
-    cache_sizes_bytes.dedup();
 
     // 2-4. A focal vector and four curves per region.
     let sizes = |w: &Workload| {
@@ -291,7 +326,11 @@ pub fn scale<E>(
     let set_procs = |w: &mut Workload, v: u64| w.process_num = v as u32;
     let set_read = |w: &mut Workload, v: f64| w.read_frac = v;
     let set_seq = |w: &mut Workload, v: f64| w.seq_frac = v;
-    let found = regions(&curve, &d);
+    let found = regions_between(
+        curve.first().map_or(0.0, |p| p.unique_bytes),
+        curve.last().map_or(0.0, |p| p.unique_bytes),
+        &spans,
+    );
     let per_region = plan.points_per_region(bs);
     let mut out_regions = Vec::new();
     let mut focals: Vec<(crate::curve::Region, Workload)> = Vec::new();
