@@ -18,6 +18,12 @@ pub struct Cli {
 pub enum Command {
     /// Measure one workload on a directory (default ./willy-data) or a raw device.
     Run(Box<RunArgs>),
+    /// Predict workloads' throughput from a profile (`willy run --scale`).
+    Predict(PredictArgs),
+    /// Measure random workloads and compare them with their predictions.
+    Validate(Box<ValidateArgs>),
+    /// Compare two profiles on standard or given workloads.
+    Compare(CompareArgs),
     /// The simulated storage systems (`--target sim:NAME`).
     Sim {
         #[command(subcommand)]
@@ -29,6 +35,79 @@ pub enum Command {
         #[arg(value_enum, default_value = "run")]
         document: SchemaDoc,
     },
+}
+
+#[derive(Args, Debug)]
+pub struct PredictArgs {
+    /// Workloads: one JSON object, an array of them, or JSON Lines.
+    pub workloads: PathBuf,
+    /// The profile to predict from.
+    #[arg(long, default_value = "willy-profile.json")]
+    pub profile: PathBuf,
+    /// Also write the predictions as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BaselineArg {
+    /// Multidimensional interpolation on an orthogonal sample (Chen 5.4).
+    Orthogonal,
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// The profile whose predictions are checked.
+    #[arg(long, default_value = "willy-profile.json")]
+    pub profile: PathBuf,
+    /// Random workloads to measure (each is measured twice).
+    #[arg(long, default_value_t = 100)]
+    pub samples: usize,
+    /// Where to measure [default: the profile's target].
+    #[arg(long, short)]
+    pub target: Option<PathBuf>,
+    /// Write every point and the statistics as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Seed of the random workloads and of the generators.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also measure a baseline and report its error beside the model's
+    /// (simulated targets only).
+    #[arg(long, value_enum)]
+    pub baseline: Option<BaselineArg>,
+    /// Values per parameter of the orthogonal sample [default: at least 3
+    /// each, raised one parameter at a time until the grid has at least as
+    /// many points as the profile].
+    #[arg(long)]
+    pub levels: Option<usize>,
+    /// I/O engine.
+    #[arg(long, short, value_enum, default_value = "uring")]
+    pub engine: EngineArg,
+    /// Memory cgroup limit for real targets [default: the profile's].
+    #[arg(long)]
+    pub cache_limit: Option<Bytes>,
+    /// Longest measurement of one workload [default: 20s; 600s on sim:].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub max_time: Option<Duration>,
+    /// Longest warm start of one workload [default: 20s; unbounded on sim:].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub warmup_max: Option<Duration>,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// First profile (the numerator of the ratios).
+    pub a: PathBuf,
+    /// Second profile.
+    pub b: PathBuf,
+    /// Workloads to compare on (as for `predict`) instead of Chen's
+    /// Table 5.2 set.
+    #[arg(long)]
+    pub workloads: Option<PathBuf>,
+    /// Also write the comparison as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -45,6 +124,8 @@ pub enum SimCommand {
 pub enum SchemaDoc {
     /// The document `willy run --json` writes.
     Run,
+    /// The profile `willy run --scale` writes.
+    Profile,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

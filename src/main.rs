@@ -6,6 +6,7 @@
 
 mod cli;
 mod output;
+mod predict;
 mod progress;
 mod scale;
 
@@ -56,8 +57,14 @@ fn main() -> ExitCode {
         Command::Sim {
             command: cli::SimCommand::Presets { json },
         } => sim_presets(json),
-        Command::Schema { .. } => {
-            print!("{}", willy::report::schema());
+        Command::Predict(args) => predict::cmd_predict(args),
+        Command::Validate(args) => predict::cmd_validate(*args, interrupt),
+        Command::Compare(args) => predict::cmd_compare(args),
+        Command::Schema { document } => {
+            match document {
+                cli::SchemaDoc::Run => print!("{}", willy::report::schema()),
+                cli::SchemaDoc::Profile => print!("{}", willy_predict::profile::schema()),
+            }
             Ok(())
         }
     };

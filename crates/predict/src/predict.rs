@@ -7,9 +7,10 @@
 //! T(w) = T(focal_k) * Π_p  f_p,k(w.p) / f_p,k(focal_k.p)
 //! ```
 //!
-//! where `f_p,k` is region `k`'s measured curve for parameter `p` (sizeMean,
-//! readFrac, seqFrac, processNum) and, for uniqueBytes, the uniqueBytes
-//! curve across all regions.
+//! where `f_p,k` is region `k`'s measured curve for parameter `p`
+//! (uniqueBytes, sizeMean, readFrac, seqFrac, processNum). A region's
+//! uniqueBytes curve covers the region and the drops beside it (profiles
+//! without one use the uniqueBytes sweep across all regions).
 //!
 //! - **Region** (Appendix B): of the two focal points whose uniqueBytes
 //!   bracket the workload's, the one whose uniqueBytes-curve throughput is
@@ -153,6 +154,8 @@ struct RegionModel {
     focal: Workload,
     /// sizeMean, readFrac, seqFrac, processNum.
     curves: [Curve; 4],
+    /// The region's own uniqueBytes curve, if the profile has one.
+    unique: Option<Curve>,
 }
 
 const REGION_PARAMS: [Param; 4] = [
@@ -238,6 +241,12 @@ impl Predictor {
                 from: r.from_unique_bytes as f64,
                 to: r.to_unique_bytes as f64,
                 focal: r.focal.clone(),
+                unique: (!c.unique_bytes.is_empty())
+                    .then(|| {
+                        positive(&format!("region {k}'s uniqueBytes curve"), &c.unique_bytes)
+                            .map(|_| curve(Param::UniqueBytes, &c.unique_bytes))
+                    })
+                    .transpose()?,
                 curves: [
                     curve(Param::SizeMean, &c.size_mean),
                     curve(Param::ReadFrac, &c.read_frac),
@@ -315,11 +324,13 @@ impl Predictor {
         let k = self.region_of(u);
         let r = &self.regions[k];
         let mut extrapolated = Vec::new();
-        let (tu, out) = self.unique.at(u);
-        if out {
+        // Outside the profile's uniqueBytes range is extrapolation; outside
+        // only the region's own curve is the flat end of its region.
+        if self.unique.at(u).1 {
             extrapolated.push(Param::UniqueBytes.name());
         }
-        let mut factor = tu / self.unique.at(r.focal.unique_bytes.0 as f64).0;
+        let uc = r.unique.as_ref().unwrap_or(&self.unique);
+        let mut factor = uc.at(u).0 / uc.at(r.focal.unique_bytes.0 as f64).0;
         for (param, c) in REGION_PARAMS.iter().zip(&r.curves) {
             let (t, out) = c.at(param.of(w));
             if out {

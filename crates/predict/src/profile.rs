@@ -30,6 +30,9 @@ pub struct Profile {
     pub simulated: bool,
     /// Directory, device or `sim:NAME`.
     pub target: String,
+    /// The memory cgroup limit the run used (`--cache-limit`), bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_limit_bytes: Option<u64>,
     /// The engine used.
     pub engine: EngineKind,
     /// The generators' seed.
@@ -94,6 +97,11 @@ pub struct ProfileRegion {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Curves {
+    /// uniqueBytes varied, over the region and the drops beside it (empty
+    /// in older profiles: prediction then uses the profile's
+    /// `unique_bytes_curve`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unique_bytes: Vec<usize>,
     /// sizeMean varied.
     pub size_mean: Vec<usize>,
     /// readFrac varied.
@@ -163,6 +171,7 @@ impl Profile {
         for (k, r) in self.regions.iter().enumerate() {
             let c = &r.curves;
             for (name, idx) in [
+                ("uniqueBytes", &c.unique_bytes),
                 ("sizeMean", &c.size_mean),
                 ("readFrac", &c.read_frac),
                 ("seqFrac", &c.seq_frac),
@@ -227,6 +236,7 @@ mod tests {
             system: SystemInfo::collect(std::path::Path::new(".")),
             simulated: false,
             target: "willy-data".into(),
+            cache_limit_bytes: None,
             engine: EngineKind::Uring,
             seed: 1,
             ranges: Ranges {
@@ -243,6 +253,7 @@ mod tests {
                 to_unique_bytes: 1 << 30,
                 focal: focal(64 << 20),
                 curves: Curves {
+                    unique_bytes: vec![0],
                     size_mean: vec![1],
                     read_frac: vec![1],
                     seq_frac: vec![1],

@@ -194,12 +194,32 @@ pub struct Orthogonal {
 }
 
 impl Orthogonal {
-    /// The grid's values of each parameter: `levels` evenly spaced (in the
-    /// logarithm for sizes and processNum), processNum rounded and
+    /// The fewest values per parameter, at least 3 each (raised one
+    /// parameter at a time, in Chen's order), whose grid has at least
+    /// `points` workloads: the baseline gets as many points as the profile
+    /// or more.
+    pub fn levels_for(ranges: &Ranges, points: usize) -> [usize; 5] {
+        let mut l = [3usize; 5];
+        for k in 0.. {
+            if Self::axes(ranges, l)
+                .iter()
+                .map(Vec::len)
+                .product::<usize>()
+                >= points
+            {
+                break;
+            }
+            l[k % 5] += 1;
+        }
+        l
+    }
+
+    /// The grid's values of each parameter: `levels[i]` evenly spaced (in
+    /// the logarithm for sizes and processNum), processNum rounded and
     /// deduplicated.
-    pub fn axes(ranges: &Ranges, levels: usize) -> [Vec<f64>; 5] {
-        let levels = levels.max(2);
-        let spread = |lo: f64, hi: f64, log: bool| -> Vec<f64> {
+    pub fn axes(ranges: &Ranges, levels: [usize; 5]) -> [Vec<f64>; 5] {
+        let spread = |lo: f64, hi: f64, log: bool, levels: usize| -> Vec<f64> {
+            let levels = levels.max(2);
             (0..levels)
                 .map(|i| {
                     let t = i as f64 / (levels - 1) as f64;
@@ -215,6 +235,7 @@ impl Orthogonal {
             f64::from(ranges.process_num[0].max(1)),
             f64::from(ranges.process_num[1].max(1)),
             true,
+            levels[4],
         )
         .into_iter()
         .map(f64::round)
@@ -225,10 +246,16 @@ impl Orthogonal {
                 ranges.unique_bytes[0] as f64,
                 ranges.unique_bytes[1] as f64,
                 true,
+                levels[0],
             ),
-            spread(ranges.size_mean[0] as f64, ranges.size_mean[1] as f64, true),
-            spread(ranges.read_frac[0], ranges.read_frac[1], false),
-            spread(ranges.seq_frac[0], ranges.seq_frac[1], false),
+            spread(
+                ranges.size_mean[0] as f64,
+                ranges.size_mean[1] as f64,
+                true,
+                levels[1],
+            ),
+            spread(ranges.read_frac[0], ranges.read_frac[1], false, levels[2]),
+            spread(ranges.seq_frac[0], ranges.seq_frac[1], false, levels[3]),
             procs,
         ]
     }
@@ -321,6 +348,144 @@ impl Orthogonal {
     }
 }
 
+/// One validated workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidatedPoint {
+    /// The workload.
+    pub workload: Workload,
+    /// Throughput measured, bytes per second.
+    pub measured_bytes_per_sec: f64,
+    /// Throughput measured again (the next seed), bytes per second.
+    pub repeat_bytes_per_sec: f64,
+    /// Throughput predicted from the profile, bytes per second.
+    pub predicted_bytes_per_sec: f64,
+    /// `|predicted - measured| / measured`.
+    pub error: f64,
+    /// `|repeat - measured| / measured`.
+    pub repeat_error: f64,
+    /// The baseline's prediction, if one was run.
+    pub baseline_predicted_bytes_per_sec: Option<f64>,
+    /// The region used.
+    pub region: usize,
+    /// Parameters outside their curve (clamped).
+    pub extrapolated: Vec<String>,
+    /// uniqueBytes in or near a drop between regions.
+    pub near_border: bool,
+}
+
+/// A baseline's result beside the model's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BaselineResult {
+    /// `"orthogonal"`.
+    pub kind: String,
+    /// Values per parameter (uniqueBytes, sizeMean, readFrac, seqFrac,
+    /// processNum) before duplicates are merged.
+    pub levels: [usize; 5],
+    /// Workloads the baseline measured.
+    pub points: usize,
+    /// Its median absolute relative error.
+    pub median_abs_error: f64,
+    /// 90% bootstrap interval of that median.
+    pub median_abs_error_ci90: [f64; 2],
+}
+
+/// What `willy validate --json` writes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidationReport {
+    /// Always `"willy-validation"`.
+    pub kind: String,
+    /// [`VALIDATION_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The profile's path.
+    pub profile: String,
+    /// Points the profile measured.
+    pub profile_points: usize,
+    /// Where the workloads were measured.
+    pub target: String,
+    /// Seed of the workloads (and of the first measurement).
+    pub seed: u64,
+    /// Median absolute relative error of the predictions.
+    pub median_abs_error: f64,
+    /// 90% bootstrap confidence interval of that median.
+    pub median_abs_error_ci90: [f64; 2],
+    /// Median relative difference between two measurements of the same
+    /// workloads (Chen Table 5.1, third column).
+    pub repeatability_error: f64,
+    /// Predictions flagged as extrapolated.
+    pub extrapolated: usize,
+    /// Predictions flagged near a region border.
+    pub near_border: usize,
+    /// Median error of predictions near a border (null if none).
+    pub near_border_median_abs_error: Option<f64>,
+    /// The error CDF.
+    pub error_cdf: Vec<CdfPoint>,
+    /// The error against each parameter (Fig. 5.4).
+    pub error_by_param: Vec<ParamErrors>,
+    /// The baseline, if run.
+    pub baseline: Option<BaselineResult>,
+    /// Every workload.
+    pub points: Vec<ValidatedPoint>,
+}
+
+/// Version of [`ValidationReport`].
+pub const VALIDATION_SCHEMA_VERSION: u32 = 1;
+
+impl ValidationReport {
+    /// The statistics of `points`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        profile: String,
+        profile_points: usize,
+        target: String,
+        seed: u64,
+        points: Vec<ValidatedPoint>,
+        baseline: Option<([usize; 5], usize)>,
+    ) -> ValidationReport {
+        let errors: Vec<f64> = points.iter().map(|p| p.error).collect();
+        let repeat: Vec<f64> = points.iter().map(|p| p.repeat_error).collect();
+        let ws: Vec<Workload> = points.iter().map(|p| p.workload.clone()).collect();
+        let border: Vec<f64> = points
+            .iter()
+            .filter(|p| p.near_border)
+            .map(|p| p.error)
+            .collect();
+        let baseline = baseline.map(|(levels, n)| {
+            let e: Vec<f64> = points
+                .iter()
+                .filter_map(|p| {
+                    p.baseline_predicted_bytes_per_sec
+                        .map(|b| rel_error(b, p.measured_bytes_per_sec))
+                })
+                .collect();
+            BaselineResult {
+                kind: "orthogonal".into(),
+                levels,
+                points: n,
+                median_abs_error: median(&e),
+                median_abs_error_ci90: bootstrap_median_ci(&e, 0.9, seed),
+            }
+        });
+        ValidationReport {
+            kind: "willy-validation".into(),
+            schema_version: VALIDATION_SCHEMA_VERSION,
+            profile,
+            profile_points,
+            target,
+            seed,
+            median_abs_error: median(&errors),
+            median_abs_error_ci90: bootstrap_median_ci(&errors, 0.9, seed),
+            repeatability_error: median(&repeat),
+            extrapolated: points.iter().filter(|p| !p.extrapolated.is_empty()).count(),
+            near_border: border.len(),
+            near_border_median_abs_error: (!border.is_empty()).then(|| median(&border)),
+            error_cdf: cdf(&errors),
+            error_by_param: by_param(&ws, &errors, 5),
+            baseline,
+            points,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,7 +546,7 @@ mod tests {
             w_u in 0.0f64..1.0, w_s in 0.0f64..1.0, r in 0.0f64..1.0, q in 0.0f64..1.0,
         ) {
             let rg = ranges();
-            let axes = Orthogonal::axes(&rg, 3);
+            let axes = Orthogonal::axes(&rg, [3; 5]);
             let f = |u: f64, s: f64, r: f64, q: f64, p: f64| {
                 10.0 + c[0] * u.ln() + c[1] * s.ln() + c[2] * r + c[3] * q + c[4] * p.ln()
                     + c[5] * r * q
@@ -404,6 +569,27 @@ mod tests {
             let got = m.predict(&w);
             let want = f(w.unique_bytes.0 as f64, w.size_mean.0 as f64, r, q, 4.0);
             prop_assert!((got - want).abs() < 1e-6 * want.abs().max(1.0), "{got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn baseline_levels_reach_the_profile_size_with_the_fewest_points() {
+        for n in [1, 100, 169, 243, 400, 1000] {
+            let l = Orthogonal::levels_for(&ranges(), n);
+            let size = |l: [usize; 5]| {
+                Orthogonal::axes(&ranges(), l)
+                    .iter()
+                    .map(Vec::len)
+                    .product::<usize>()
+            };
+            assert!(size(l) >= n, "{n}: {l:?}");
+            assert!(l.iter().all(|&x| x >= 3));
+            // One value fewer on the last raised axis would not be enough.
+            if let Some(k) = (0..5).rev().find(|&k| l[k] > 3 && l[k] >= l[(k + 1) % 5]) {
+                let mut less = l;
+                less[k] -= 1;
+                assert!(size(less) < n, "{n}: {l:?} is more than needed");
+            }
         }
     }
 

@@ -15,7 +15,11 @@
 //!    vector and the focal values taken again (Chen: iterate once); then
 //!    both are measured around the final focal vector, so that every curve
 //!    of a region passes through its focal point;
-//! 4. readFrac and seqFrac are measured at 0, 0.1, ..., 1.
+//! 4. readFrac and seqFrac are measured at 0, 0.1, ..., 1;
+//! 5. uniqueBytes is measured through the focal vector at the sweep's
+//!    values over the region and the drops on either side of it, so that
+//!    prediction scales by uniqueBytes with the region's own sizeMean and
+//!    processNum.
 //!
 //! With [`Focus::Knee`] (Chen's section 4.4, for comparison) there is one
 //! region over the whole sweep and one global focal vector: each parameter
@@ -420,7 +424,25 @@ pub fn scale<E>(
         }
     }
     let n = focals.len();
+    let bounds: Vec<(f64, f64)> = focals.iter().map(|(r, _)| (r.from, r.to)).collect();
     for (k, (r, focal)) in focals.into_iter().enumerate() {
+        // The region's own uniqueBytes curve, through its focal vector: the
+        // sweep's values over the region and the drops beside it.
+        let lo = if k == 0 { f64::MIN } else { bounds[k - 1].1 };
+        let hi = if k + 1 == n {
+            f64::MAX
+        } else {
+            bounds[k + 1].0
+        };
+        let mut us: Vec<u64> = curve
+            .iter()
+            .map(|p| p.unique_bytes)
+            .filter(|&u| u >= lo && u <= hi)
+            .map(|u| u as u64)
+            .chain(std::iter::once(focal.unique_bytes.0))
+            .collect();
+        us.sort_unstable();
+        us.dedup();
         pts.set_stage(
             format!("region {} of {n}: four curves", k + 1),
             pts.points.len() + (n - k) * 30,
@@ -431,10 +453,12 @@ pub fn scale<E>(
         let proc_curve = pts.curve(&focal, &procs, set_procs, Some(1u64))?;
         let read_curve = pts.curve(&focal, &fracs, set_read, None)?;
         let seq_curve = pts.curve(&focal, &fracs, set_seq, None)?;
+        let unique_curve = pts.curve(&focal, &us, |w, v| *w = with_unique(w, v as f64), None)?;
         out_regions.push(ProfileRegion {
             from_unique_bytes: r.from as u64,
             to_unique_bytes: r.to as u64,
             curves: Curves {
+                unique_bytes: idx(&unique_curve),
                 size_mean: idx(&size_curve),
                 read_frac: idx(&read_curve),
                 seq_frac: idx(&seq_curve),
