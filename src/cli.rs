@@ -24,6 +24,10 @@ pub enum Command {
     Validate(Box<ValidateArgs>),
     /// Compare two profiles on standard or given workloads.
     Compare(CompareArgs),
+    /// Draw a profile's figures (and a validation's or comparison's) as SVG.
+    Plot(PlotArgs),
+    /// Write a one-page HTML report of a profile, figures inline.
+    Report(ReportArgs),
     /// The simulated storage systems (`--target sim:NAME`).
     Sim {
         #[command(subcommand)]
@@ -108,6 +112,35 @@ pub struct CompareArgs {
     /// Also write the comparison as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct PlotArgs {
+    /// The profile (`willy run --scale`).
+    #[arg(default_value = "willy-profile.json")]
+    pub profile: PathBuf,
+    /// Directory for the SVG files (created if missing).
+    #[arg(long, short, default_value = "willy-plots")]
+    pub out: PathBuf,
+    /// Also draw this `willy validate --json` result.
+    #[arg(long)]
+    pub validation: Option<PathBuf>,
+    /// Also draw this `willy compare --json` result.
+    #[arg(long)]
+    pub comparison: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// The profile (`willy run --scale`).
+    #[arg(default_value = "willy-profile.json")]
+    pub profile: PathBuf,
+    /// Include this `willy validate --json` result.
+    #[arg(long)]
+    pub validation: Option<PathBuf>,
+    /// The HTML file to write.
+    #[arg(long, short, default_value = "willy-report.html")]
+    pub output: PathBuf,
 }
 
 #[derive(Subcommand, Debug)]

@@ -60,6 +60,8 @@ fn main() -> ExitCode {
         Command::Predict(args) => predict::cmd_predict(args),
         Command::Validate(args) => predict::cmd_validate(*args, interrupt),
         Command::Compare(args) => predict::cmd_compare(args),
+        Command::Plot(args) => predict::cmd_plot(args),
+        Command::Report(args) => predict::cmd_report(args),
         Command::Schema { document } => {
             match document {
                 cli::SchemaDoc::Run => print!("{}", willy::report::schema()),

@@ -1,7 +1,7 @@
 //! `willy predict`, `willy validate` and `willy compare`: reading workloads
 //! and profiles, measuring, printing. The model is in willy-predict.
 
-use crate::cli::{CompareArgs, PredictArgs, ValidateArgs};
+use crate::cli::{CompareArgs, PlotArgs, PredictArgs, ReportArgs, ValidateArgs};
 use anyhow::Context;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -414,5 +414,89 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
         willy::target::write_atomic(j, &(serde_json::to_string_pretty(&report)? + "\n"))
             .with_context(|| format!("writing {}", j.display()))?;
     }
+    Ok(())
+}
+
+fn load_validation(p: &Path) -> Result<ValidationReport, Error> {
+    let text = std::fs::read_to_string(p)
+        .map_err(|e| Error::Usage(format!("cannot read {}: {e}", p.display())))?;
+    serde_json::from_str(&text).map_err(|e| {
+        Error::Usage(format!(
+            "{} is not a `willy validate --json` result: {e}",
+            p.display()
+        ))
+    })
+}
+
+fn figures(
+    profile: &Profile,
+    validation: Option<&ValidationReport>,
+) -> anyhow::Result<Vec<willy_predict::plot::Figure>> {
+    let mut figs = willy_predict::plot::profile_figures(profile)
+        .map_err(|e| anyhow::anyhow!("drawing the profile: {e}"))?;
+    if let Some(v) = validation {
+        figs.extend(
+            willy_predict::plot::validation_figures(v)
+                .map_err(|e| anyhow::anyhow!("drawing the validation: {e}"))?,
+        );
+    }
+    Ok(figs)
+}
+
+pub fn cmd_plot(args: PlotArgs) -> anyhow::Result<()> {
+    let profile = load_profile(&args.profile)?;
+    predictor(&args.profile, &profile)?;
+    let validation = args
+        .validation
+        .as_deref()
+        .map(load_validation)
+        .transpose()?;
+    let comparison = match &args.comparison {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Error::Usage(format!("cannot read {}: {e}", p.display())))?;
+            let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+                Error::Usage(format!(
+                    "{} is not a `willy compare --json` result: {e}",
+                    p.display()
+                ))
+            })?;
+            Some(
+                willy_predict::plot::comparison_figure(&v)
+                    .map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?,
+            )
+        }
+        None => None,
+    };
+    let mut figs = figures(&profile, validation.as_ref())?;
+    figs.extend(comparison);
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| Error::Usage(format!("cannot create {}: {e}", args.out.display())))?;
+    for f in &figs {
+        let path = args.out.join(format!("{}.svg", f.name));
+        willy::target::write_atomic(&path, &f.svg)
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("{}  {}", path.display(), f.title);
+    }
+    Ok(())
+}
+
+pub fn cmd_report(args: ReportArgs) -> anyhow::Result<()> {
+    let profile = load_profile(&args.profile)?;
+    predictor(&args.profile, &profile)?;
+    crate::check_json_path(&args.output)?;
+    let validation = args
+        .validation
+        .as_deref()
+        .map(load_validation)
+        .transpose()?;
+    let figs = figures(&profile, validation.as_ref())?;
+    let html = willy_predict::report::html(&profile, &figs, validation.as_ref());
+    willy::target::write_atomic(&args.output, &html)
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    for f in willy_predict::report::findings(&profile) {
+        println!("{f}");
+    }
+    println!("report     {}", args.output.display());
     Ok(())
 }

@@ -2,27 +2,6 @@
 //! simulated presets.
 
 use crate::util::*;
-use std::path::PathBuf;
-use std::sync::OnceLock;
-
-/// A profile of `preset`, made once per test binary.
-fn profile(preset: &str) -> PathBuf {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap());
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let p = dir.path().join(format!("{preset}.json"));
-    if !p.exists() {
-        let o = willy()
-            .args(["run", "--scale", "--target", &format!("sim:{preset}")])
-            .arg("--profile")
-            .arg(&p)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-    }
-    p
-}
 
 fn json(p: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()

@@ -5,6 +5,7 @@ mod util;
 
 mod bad_input;
 mod device;
+mod plot;
 mod predict;
 mod run_files;
 mod scale;

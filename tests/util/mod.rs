@@ -105,3 +105,22 @@ pub fn sh(cmd: &str) -> String {
     );
     stdout(&o).trim().to_string()
 }
+
+/// A profile of `preset`, made once per test binary.
+pub fn profile(preset: &str) -> std::path::PathBuf {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap());
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let p = dir.path().join(format!("{preset}.json"));
+    if !p.exists() {
+        let o = willy()
+            .args(["run", "--scale", "--target", &format!("sim:{preset}")])
+            .arg("--profile")
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    p
+}

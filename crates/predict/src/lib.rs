@@ -5,12 +5,15 @@
 //!   single-parameter functions (section 5.2, Appendix B);
 //! - [`validate`]: random workloads, error statistics and the orthogonal
 //!   baseline (sections 5.3-5.4);
-//! - [`compare`]: two profiles on the same workloads (section 5.5).
+//! - [`compare`]: two profiles on the same workloads (section 5.5);
+//! - [`plot`]: the figures, as SVG; [`report`]: the one-page HTML report.
 #![deny(missing_docs)]
 
 pub mod compare;
+pub mod plot;
 pub mod predict;
 pub mod profile;
+pub mod report;
 pub mod validate;
 
 pub use willy;

@@ -1,0 +1,197 @@
+//! The one-page report: findings in sentences, the figures inline and the
+//! raw numbers, in one HTML file with no external resources.
+
+use crate::plot::{describe, Figure};
+use crate::predict::Param;
+use crate::profile::Profile;
+use crate::validate::ValidationReport;
+use willy::units::Bytes;
+
+/// A curve's (value, throughput) pairs, by value.
+fn curve(p: &Profile, param: Param, idx: &[usize]) -> Vec<(f64, f64)> {
+    let mut v: Vec<(f64, f64)> = idx
+        .iter()
+        .map(|&i| {
+            (
+                param.of(&p.points[i].workload),
+                p.points[i].throughput_bytes_per_sec,
+            )
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v
+}
+
+fn mbs(t: f64) -> String {
+    format!("{:.1} MB/s", t / 1e6)
+}
+
+/// What a reader should take away, in plain sentences.
+pub fn findings(p: &Profile) -> Vec<String> {
+    let mut out = Vec::new();
+    let [lo, hi] = p.ranges.unique_bytes;
+    out.push(match p.cache_sizes_bytes.as_slice() {
+        [] => format!(
+            "No cache was found: throughput does not drop between uniqueBytes {} and {}.",
+            Bytes(lo),
+            Bytes(hi)
+        ),
+        [c] => format!("The effective cache is about {}.", Bytes(*c)),
+        cs => format!(
+            "There are {} effective cache levels, about {}.",
+            cs.len(),
+            cs.iter()
+                .map(|&c| Bytes(c).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    });
+    for (k, r) in p.regions.iter().enumerate() {
+        let mut s = format!(
+            "Region {k} (uniqueBytes {} to {}):",
+            Bytes(r.from_unique_bytes),
+            Bytes(r.to_unique_bytes)
+        );
+        let sizes = curve(p, Param::SizeMean, &r.curves.size_mean);
+        if let Some(peak) = sizes.iter().map(|s| s.1).reduce(f64::max) {
+            if let Some(first) = sizes.iter().find(|s| s.1 >= 0.9 * peak) {
+                s += &format!(
+                    " requests of {} or more reach 90% of the peak {};",
+                    Bytes(first.0 as u64),
+                    mbs(peak)
+                );
+            }
+        }
+        let reads = curve(p, Param::ReadFrac, &r.curves.read_frac);
+        if let (Some(w), Some(rd)) = (reads.first(), reads.last()) {
+            let ratio = rd.1 / w.1;
+            s += &if ratio > 1.1 {
+                format!(" reads run {ratio:.1}x as fast as writes;")
+            } else if ratio < 1.0 / 1.1 {
+                format!(" writes run {:.1}x as fast as reads;", 1.0 / ratio)
+            } else {
+                " reads and writes run at about the same speed (within 10%);".to_string()
+            };
+        }
+        let seq = curve(p, Param::SeqFrac, &r.curves.seq_frac);
+        if let (Some(a), Some(b)) = (seq.first(), seq.last()) {
+            s += &format!(
+                " sequential access runs {:.1}x as fast as random;",
+                b.1 / a.1
+            );
+        }
+        let procs = curve(p, Param::ProcessNum, &r.curves.process_num);
+        if let (Some(one), Some(peak)) = (
+            procs.first(),
+            procs
+                .iter()
+                .copied()
+                .reduce(|a, b| if b.1 > a.1 { b } else { a }),
+        ) {
+            s += &if peak.1 > 1.1 * one.1 {
+                format!(
+                    " concurrency helps: {} processes give {:.1}x one process's throughput.",
+                    peak.0,
+                    peak.1 / one.1
+                )
+            } else {
+                " more processes do not help (less than 10%).".to_string()
+            };
+        }
+        out.push(s);
+    }
+    out
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The report as one self-contained HTML document.
+pub fn html(p: &Profile, figures: &[Figure], validation: Option<&ValidationReport>) -> String {
+    let sys = &p.system;
+    let mut h = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>willy report</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}figure{margin:1.5em 0}figcaption{font-size:90%;color:#555}svg{max-width:100%;height:auto}</style></head><body>\n",
+    );
+    h += "<h1>willy: self-scaling I/O benchmark report</h1>\n<h2>System</h2>\n<table>\n";
+    let mut row =
+        |k: &str, v: String| h += &format!("<tr><th>{}</th><td>{}</td></tr>\n", esc(k), esc(&v));
+    row("target", p.target.clone());
+    row("simulated", p.simulated.to_string());
+    row("host", sys.hostname.clone());
+    row("kernel", sys.kernel.clone());
+    row("CPUs", sys.cpus.to_string());
+    row("memory", Bytes(sys.memory_bytes).to_string());
+    row(
+        "cache limit (cgroup)",
+        p.cache_limit_bytes
+            .map_or("none".into(), |b| Bytes(b).to_string()),
+    );
+    row(
+        "filesystem",
+        sys.filesystem.clone().unwrap_or_else(|| "-".into()),
+    );
+    row(
+        "device",
+        format!(
+            "{} {}",
+            sys.device.clone().unwrap_or_else(|| "-".into()),
+            sys.device_model.clone().unwrap_or_default()
+        ),
+    );
+    row("engine", p.engine.name().to_string());
+    row("willy", sys.willy_version.clone());
+    row("points measured", p.points.len().to_string());
+    h += "</table>\n<h2>Findings</h2>\n<ul>\n";
+    for f in findings(p) {
+        h += &format!("<li>{}</li>\n", esc(&f));
+    }
+    if let Some(v) = validation {
+        h += &format!(
+            "<li>Predictions from this profile: median error {:.1}% (90% CI {:.1}% to {:.1}%) over {} random workloads; measuring the same workloads again differs by {:.1}% (median).</li>\n",
+            v.median_abs_error * 100.0,
+            v.median_abs_error_ci90[0] * 100.0,
+            v.median_abs_error_ci90[1] * 100.0,
+            v.points.len(),
+            v.repeatability_error * 100.0
+        );
+    }
+    h += "</ul>\n<h2>Figures</h2>\n";
+    for f in figures {
+        // The SVG goes in as it is: plotters writes no XML declaration.
+        h += &format!(
+            "<figure id=\"{}\">{}<figcaption>{}</figcaption></figure>\n",
+            esc(&f.name),
+            f.svg,
+            esc(&f.title)
+        );
+    }
+    h += "<h2>Regions</h2>\n<table><tr><th>region</th><th>uniqueBytes from</th><th>to</th><th>focal vector</th></tr>\n";
+    for (k, r) in p.regions.iter().enumerate() {
+        h += &format!(
+            "<tr><td>{k}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            Bytes(r.from_unique_bytes),
+            Bytes(r.to_unique_bytes),
+            esc(&describe(&r.focal))
+        );
+    }
+    h += "</table>\n<h2>Every measured point</h2>\n<table><tr><th>#</th><th>uniqueBytes</th><th>sizeMean</th><th>readFrac</th><th>seqFrac</th><th>processNum</th><th>MB/s</th><th>95% CI</th><th>seconds</th></tr>\n";
+    for (i, pt) in p.points.iter().enumerate() {
+        let w = &pt.workload;
+        h += &format!(
+            "<tr><td>{i}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{:.1}</td></tr>\n",
+            w.unique_bytes,
+            w.size_mean,
+            w.read_frac,
+            w.seq_frac,
+            w.process_num,
+            pt.throughput_bytes_per_sec / 1e6,
+            pt.ci95_rel.map_or("-".into(), |c| format!("±{:.1}%", c * 100.0)),
+            pt.duration_secs
+        );
+    }
+    h += "</table>\n</body></html>\n";
+    h
+}

@@ -1,0 +1,159 @@
+//! `willy plot` and `willy report`: every SVG parses, and has one line and
+//! one point per measured point of every curve it draws.
+
+use crate::util::*;
+use std::collections::HashMap;
+
+/// (polylines, circles) per colour, e.g. "#1F77B4".
+fn marks(svg: &str) -> HashMap<String, (usize, usize)> {
+    let doc = roxmltree::Document::parse(svg).expect("the SVG parses as XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let mut out: HashMap<String, (usize, usize)> = HashMap::new();
+    for n in doc.descendants() {
+        match n.tag_name().name() {
+            "polyline" => {
+                out.entry(n.attribute("stroke").unwrap_or("").into())
+                    .or_default()
+                    .0 += 1
+            }
+            "circle" => {
+                out.entry(n.attribute("fill").unwrap_or("").into())
+                    .or_default()
+                    .1 += 1
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn json(p: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+const PARAMS: [(&str, &str); 4] = [
+    ("sizeMean", "#1F77B4"),
+    ("readFrac", "#D62728"),
+    ("seqFrac", "#2CA02C"),
+    ("processNum", "#9467BD"),
+];
+const REGIONS: [&str; 3] = ["#FF7F0E", "#17BECF", "#8C564B"];
+
+#[test]
+fn every_figure_has_its_series_and_points() {
+    let p = profile("split-cache");
+    let prof = json(&p);
+    let d = Dir::new();
+    let v = d.join("v.json");
+    let o = willy()
+        .args(["validate", "--samples", "30", "--profile"])
+        .arg(&p)
+        .arg("--json")
+        .arg(&v)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = d.join("c.json");
+    let o = willy()
+        .arg("compare")
+        .arg(&p)
+        .arg(&p)
+        .arg("--json")
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = d.join("plots");
+    let o = willy()
+        .arg("plot")
+        .arg(&p)
+        .arg("--out")
+        .arg(&out)
+        .arg("--validation")
+        .arg(&v)
+        .arg("--comparison")
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let regions = prof["regions"].as_array().unwrap();
+    assert_eq!(regions.len(), 3);
+    let read = |name: &str| std::fs::read_to_string(out.join(format!("{name}.svg"))).unwrap();
+    let len = |r: &serde_json::Value, c: &str| r["curves"][c].as_array().unwrap().len();
+    for (k, r) in regions.iter().enumerate() {
+        let m = marks(&read(&format!("region-{k}")));
+        for (param, colour) in PARAMS {
+            assert_eq!(
+                m.get(colour).copied().unwrap_or_default(),
+                (1, len(r, param)),
+                "region {k} {param}"
+            );
+        }
+    }
+    for (param, _) in PARAMS {
+        let m = marks(&read(&format!("overlay-{param}")));
+        for (k, r) in regions.iter().enumerate() {
+            assert_eq!(
+                m.get(REGIONS[k]).copied().unwrap_or_default(),
+                (1, len(r, param)),
+                "overlay {param} region {k}"
+            );
+        }
+    }
+    // The focal sweep (and its slope, a second line), and both probes.
+    let m = marks(&read("unique-bytes"));
+    let sweep = prof["unique_bytes_curve"].as_array().unwrap().len();
+    assert_eq!(m["#333333"], (2, sweep));
+    assert!(m["#006699"].1 >= 20 && m["#CC4400"].1 >= 20, "{m:?}");
+    // Validation: one circle per workload; comparison: five bars.
+    assert_eq!(marks(&read("validation-scatter"))["#1F77B4"].1, 30);
+    assert_eq!(marks(&read("validation-cdf"))["#1F77B4"].0, 1);
+    let by = marks(&read("validation-by-param"));
+    let per_param: usize = ["#333333", "#1F77B4", "#D62728", "#2CA02C", "#9467BD"]
+        .iter()
+        .map(|c| by[*c].1)
+        .sum();
+    assert_eq!(per_param, 5 * 30);
+    let cmp_text = read("compare");
+    let cmp = roxmltree::Document::parse(&cmp_text).unwrap();
+    let bars = cmp
+        .descendants()
+        .filter(|n| n.tag_name().name() == "rect" && n.attribute("fill") == Some("#1F77B4"))
+        .count();
+    assert_eq!(bars, 5);
+}
+
+#[test]
+fn the_report_is_one_self_contained_file() {
+    let p = profile("sparc1990");
+    let d = Dir::new();
+    let html = d.join("r.html");
+    let o = willy()
+        .arg("report")
+        .arg(&p)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("The effective cache is about"),
+        "{}",
+        stdout(&o)
+    );
+    let text = std::fs::read_to_string(&html).unwrap();
+    let figures = text.matches("<svg ").count();
+    let regions = json(&p)["regions"].as_array().unwrap().len();
+    assert_eq!(figures, 1 + regions + 4, "uniqueBytes, families, overlays");
+    assert!(
+        !text.contains("src=") && !text.contains("href="),
+        "external resources"
+    );
+    assert!(text.contains("<h2>Every measured point</h2>"));
+    // Bad input: not a profile.
+    let bad = d.write("bad.json", "{}");
+    assert_usage_error(
+        &willy().arg("report").arg(&bad).output().unwrap(),
+        "not a willy profile",
+    );
+}
