@@ -9,7 +9,10 @@
 //!   [`STEEP_SLOPE`] (throughput falling faster than `U^-0.5`), whose ends
 //!   differ by at least [`MIN_DROP`] (a factor of 1.25, Chen's 75% knee);
 //!   Two steep runs separated by a single segment are one drop: one point
-//!   off the trend in the middle of a fall is noise, not a plateau;
+//!   off the trend in the middle of a fall is noise, not a plateau. Each
+//!   plateau needs at least two points (a fall at an end of the sweep is
+//!   not yet a drop), and the plateaus' medians, not only the run's ends,
+//!   must differ by [`MIN_DROP`] (a noisy dip that comes back is none);
 //! - a **region** is what lies between drops (or a sweep end), and its focal
 //!   point is its geometric middle (Chen: "the middle of that region").
 //!
@@ -20,8 +23,12 @@
 
 /// Segments steeper than this (in log-log) belong to a drop.
 pub const STEEP_SLOPE: f64 = -0.5;
-/// A drop must lose at least this factor of throughput.
+/// A drop must lose at least this factor of throughput, between the
+/// plateaus on either side (their medians), not only between its ends.
 pub const MIN_DROP: f64 = 1.25;
+/// The share of the work served at the higher level that marks a drop's
+/// onset: where the first 2% of requests miss.
+pub const ONSET_H: f64 = 0.98;
 
 /// One measured point of the curve.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,6 +52,9 @@ pub struct Drop {
     pub low: f64,
     /// uniqueBytes where half the work is served at the higher level.
     pub centre: f64,
+    /// uniqueBytes where [`ONSET_H`] of the work is served at the higher
+    /// level: where the fall begins.
+    pub onset: f64,
 }
 
 /// A stretch of the curve between drops.
@@ -92,6 +102,11 @@ pub fn drops(pts: &[Point]) -> Vec<Drop> {
         }
     }
     for (start, end) in runs {
+        // A plateau needs two points: a fall at either end of the sweep is
+        // not yet a drop.
+        if start == 0 || end + 1 >= pts.len() {
+            continue;
+        }
         if pts[start].throughput / pts[end].throughput >= MIN_DROP {
             out.push(Drop {
                 start,
@@ -99,10 +114,30 @@ pub fn drops(pts: &[Point]) -> Vec<Drop> {
                 high: 0.0,
                 low: 0.0,
                 centre: 0.0,
+                onset: 0.0,
             });
         }
     }
-    // Plateau levels: the points between neighbouring drops.
+    // Plateau levels: the points between neighbouring drops. A drop whose
+    // plateaus differ by less than MIN_DROP (a noisy dip that comes back)
+    // is none; levels are taken again without it.
+    loop {
+        levels(pts, &mut out);
+        match out.iter().position(|d| d.high / d.low < MIN_DROP) {
+            Some(k) => {
+                out.remove(k);
+            }
+            None => break,
+        }
+    }
+    for d in &mut out {
+        d.centre = level_crossing(pts, d, 0.5);
+        d.onset = level_crossing(pts, d, ONSET_H);
+    }
+    out
+}
+
+fn levels(pts: &[Point], out: &mut [Drop]) {
     for k in 0..out.len() {
         let above_from = if k == 0 { 0 } else { out[k - 1].end };
         let below_to = if k + 1 < out.len() {
@@ -110,25 +145,24 @@ pub fn drops(pts: &[Point]) -> Vec<Drop> {
         } else {
             pts.len() - 1
         };
-        let d = &mut out[k];
-        d.high = level(&pts[above_from..=d.start]);
-        d.low = level(&pts[d.end..=below_to]);
-        d.centre = centre(pts, d);
+        let (start, end) = (out[k].start, out[k].end);
+        out[k].high = level(&pts[above_from..=start]);
+        out[k].low = level(&pts[end..=below_to]);
     }
-    out
 }
 
-/// Where `h = 1/2` across drop `d`, interpolated in `ln U`.
-fn centre(pts: &[Point], d: &Drop) -> f64 {
+/// Where `h` crosses `level` across drop `d` (first crossing from above),
+/// interpolated in `ln U`.
+fn level_crossing(pts: &[Point], d: &Drop, level: f64) -> f64 {
     let h = |t: f64| (1.0 / t - 1.0 / d.low) / (1.0 / d.high - 1.0 / d.low);
     for j in d.start..d.end {
         let (a, b) = (&pts[j], &pts[j + 1]);
         let (ha, hb) = (h(a.throughput), h(b.throughput));
-        if ha >= 0.5 && hb <= 0.5 {
+        if ha >= level && hb <= level {
             let f = if ha == hb {
                 0.5
             } else {
-                (ha - 0.5) / (ha - hb)
+                (ha - level) / (ha - hb)
             };
             return (a.unique_bytes.ln() + f * (b.unique_bytes / a.unique_bytes).ln()).exp();
         }

@@ -20,13 +20,14 @@ use willy::workload::Workload;
 /// Requests the stack profile runs: enough for a stable median.
 pub const PROFILE_REQUESTS: u64 = 200_000;
 
-/// The LRU cache size, in bytes, whose drop is centred at `centre` bytes
-/// of uniqueBytes for workload `focal` (whose uniqueBytes is replaced).
-pub fn cache_size(focal: &Workload, centre: f64, seed: u64) -> Option<u64> {
+/// The LRU cache size, in bytes, that serves a share `h` of `focal`'s
+/// requests wholly when its uniqueBytes is `u` (at a drop's onset, `h` is
+/// [`crate::curve::ONSET_H`]; at its centre, 1/2).
+pub fn cache_size(focal: &Workload, u: f64, h: f64, seed: u64) -> Option<u64> {
     let mut w = focal.clone();
     let unit = w.block_size.0 * u64::from(w.process_num);
-    w.unique_bytes = Bytes(((centre / unit as f64).round() as u64).max(1) * unit);
-    StackProfile::measure(&w, PROFILE_REQUESTS, seed).cache_for_hit_ratio(0.5)
+    w.unique_bytes = Bytes(((u / unit as f64).round() as u64).max(1) * unit);
+    StackProfile::measure(&w, PROFILE_REQUESTS, seed).cache_for_hit_ratio(h)
 }
 
 #[cfg(test)]
@@ -39,7 +40,7 @@ mod tests {
             r#"{"uniqueBytes":"64MiB","sizeMean":"4KiB","readFrac":1,"seqFrac":0,"processNum":1}"#,
         )
         .unwrap();
-        let c = cache_size(&w, 64.0 * 1048576.0, 1).unwrap() as f64;
+        let c = cache_size(&w, 64.0 * 1048576.0, 0.5, 1).unwrap() as f64;
         assert!((c / (32.0 * 1048576.0) - 1.0).abs() < 0.01, "{c}");
     }
 }

@@ -31,7 +31,7 @@
 //! Workloads that the model does not allow (a sizeMean larger than a
 //! generator's file) are left out of a curve.
 
-use crate::curve::{drops, regions_between, Point};
+use crate::curve::{drops, regions_between, Point, ONSET_H};
 use crate::infer::cache_size;
 use crate::sweep::{sweep, with_unique, SweepPlan};
 use std::collections::HashMap;
@@ -55,6 +55,15 @@ pub struct Measured {
 
 /// The probes whose drops locate the caches: random reads and random
 /// writes (readFrac 1 and 0, seqFrac 0, the focal sizeMean and processNum).
+///
+/// A read probe's cache is the LRU size that serves [`ONSET_H`] of its
+/// requests at the drop's onset (where h = 0.98): where misses begin, every
+/// replacement policy agrees with LRU, while further down they differ
+/// (Linux keeps more of this loop-like pattern than LRU does: its h = 1/2
+/// lies at 1.4 C, LRU's at 2 C). A write probe's cache is the LRU size that
+/// serves half its requests at the drop's centre (h = 1/2): dirty pages are
+/// cleaned by age, not replaced by recency, and the centre is where the
+/// simulated write limit's size is found (the onset puts it 20% low).
 pub const PROBES: [(f64, &str); 2] = [(1.0, "reads"), (0.0, "writes")];
 /// A write probe's cache within this factor of a read probe's is the same
 /// cache.
@@ -285,7 +294,12 @@ pub fn scale<E>(
             Ok::<f64, E>(pts.tp(i))
         })?;
         for d in drops(&c) {
-            if let Some(size) = cache_size(&probe, d.centre, seed) {
+            let (u, h) = if rf == 1.0 {
+                (d.onset, ONSET_H)
+            } else {
+                (d.centre, 0.5)
+            };
+            if let Some(size) = cache_size(&probe, u, h, seed) {
                 found.push((
                     size,
                     (c[d.start].unique_bytes, c[d.end].unique_bytes),

@@ -3,9 +3,9 @@
 //!
 //! Covered: sparc1990 (one cache), write-through (one), raw-disk (none) and
 //! split-cache (a 4 MiB write cache and a 32 MiB read cache). Measured with
-//! the random-read and random-write probes: sparc1990 21.24 MiB for 21
-//! (+1.1%), write-through 63.35 for 64 (-1.0%), split-cache 4.00 and 31.24
-//! for 4 and 32 (0%, -2.4%). Not covered: the GiB-scale presets (hdd, ssd,
+//! the random-read probe's onset and the random-write probe's centre:
+//! sparc1990 19.34 MiB for 21 (-7.9%), write-through 61.71 for 64 (-3.6%),
+//! split-cache 4.00 and 32.79 for 4 and 32 (0%, +2.5%). Not covered: the GiB-scale presets (hdd, ssd,
 //! raid0), whose sweeps take minutes of simulation each.
 
 use std::time::Duration;
