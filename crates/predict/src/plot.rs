@@ -123,6 +123,7 @@ macro_rules! curves_chart {
             .build_cartesian_2d($xrange, 0f64..$ymax)?;
         chart
             .configure_mesh()
+            .max_light_lines(0)
             .x_desc($xdesc)
             .y_desc("throughput (MB/s)")
             .label_style(("sans-serif", 11))
@@ -306,6 +307,7 @@ fn unique_figure(p: &Profile) -> Result<Figure, Err> {
             .build_cartesian_2d((lo..hi).log_scale(), 0f64..ymax)?;
         chart
             .configure_mesh()
+            .max_light_lines(0)
             .x_desc("uniqueBytes (MiB)")
             .y_desc("throughput (MB/s)")
             .draw()?;
@@ -389,6 +391,7 @@ fn unique_figure(p: &Profile) -> Result<Figure, Err> {
             .y_label_area_size(56)
             .build_cartesian_2d((lo..hi).log_scale(), smin..smax)?;
         c2.configure_mesh()
+            .max_light_lines(0)
             .x_desc("uniqueBytes (MiB)")
             .y_desc("d ln T / d ln U")
             .draw()?;
@@ -513,6 +516,7 @@ pub fn validation_figures(v: &ValidationReport) -> Result<Vec<Figure>, Err> {
             .y_label_area_size(56)
             .build_cartesian_2d((lo..hi).log_scale(), (lo..hi).log_scale())?;
         c.configure_mesh()
+            .max_light_lines(0)
             .x_desc("measured throughput (MB/s)")
             .y_desc("predicted throughput (MB/s)")
             .draw()?;
@@ -556,6 +560,7 @@ pub fn validation_figures(v: &ValidationReport) -> Result<Vec<Figure>, Err> {
             .y_label_area_size(56)
             .build_cartesian_2d(0f64..emax, 0f64..1.0)?;
         c.configure_mesh()
+            .max_light_lines(0)
             .x_desc("absolute relative error (%)")
             .y_desc("fraction of workloads")
             .draw()?;
@@ -621,6 +626,7 @@ pub fn validation_figures(v: &ValidationReport) -> Result<Vec<Figure>, Err> {
                         .y_label_area_size(46)
                         .build_cartesian_2d($xr, 0f64..ymax)?;
                     c.configure_mesh()
+                        .max_light_lines(0)
                         .x_desc(xdesc)
                         .y_desc("error (%)")
                         .draw()?;
@@ -660,11 +666,12 @@ pub fn comparison_figure(v: &serde_json::Value) -> Result<Figure, Err> {
             ))
         })
         .collect::<Result<_, Err>>()?;
-    let title = format!(
-        "Predicted throughput ratio {} / {}",
-        v["a"].as_str().unwrap_or("A"),
-        v["b"].as_str().unwrap_or("B")
-    );
+    let stem = |k: &str| {
+        v[k].as_str()
+            .and_then(|s| std::path::Path::new(s).file_stem())
+            .map_or(k.to_uppercase(), |s| s.to_string_lossy().into_owned())
+    };
+    let title = format!("Predicted throughput ratio {} / {}", stem("a"), stem("b"));
     let ymax = rows.iter().map(|r| r.1).fold(1.0, f64::max) * 1.15;
     let svg = render((800, 480), |root| {
         let mut c = ChartBuilder::on(root)
@@ -675,6 +682,7 @@ pub fn comparison_figure(v: &serde_json::Value) -> Result<Figure, Err> {
             .build_cartesian_2d(0f64..rows.len() as f64, 0f64..ymax)?;
         let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
         c.configure_mesh()
+            .max_light_lines(0)
             .disable_x_mesh()
             .x_labels(rows.len() * 2 + 1)
             .x_label_formatter(&|x| {

@@ -1,0 +1,44 @@
+//! Prediction is pure computation: predictions per second, and the time to
+//! render every figure of a profile. The profile is the checked-in
+//! sim:sparc1990 one (docs/figures/make-sim.sh).
+//!
+//! cargo bench -p willy-predict --bench predict
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
+use willy_predict::predict::Predictor;
+use willy_predict::profile::Profile;
+use willy_predict::validate::{random_workloads, ValidationReport};
+
+const PROFILE: &str = include_str!("../../../docs/figures/sim-sparc1990/profile.json");
+const VALIDATION: &str = include_str!("../../../docs/figures/sim-sparc1990/validation.json");
+
+fn bench(c: &mut Criterion) {
+    let p = Profile::from_json(PROFILE).expect("the checked-in profile parses");
+    let pred = Predictor::new(&p).expect("usable");
+    let ws = random_workloads(&p.ranges, 1000, 1, 4096);
+    let mut g = c.benchmark_group("predict");
+    g.throughput(Throughput::Elements(ws.len() as u64));
+    g.bench_function("1000 random workloads", |b| {
+        b.iter(|| {
+            for w in &ws {
+                black_box(pred.predict(black_box(w)));
+            }
+        })
+    });
+    g.finish();
+    let v: ValidationReport = serde_json::from_str(VALIDATION).expect("parses");
+    let mut g = c.benchmark_group("plot");
+    g.sample_size(20);
+    g.bench_function("every figure of a profile and its validation", |b| {
+        b.iter(|| {
+            let mut f = willy_predict::plot::profile_figures(&p).unwrap();
+            f.extend(willy_predict::plot::validation_figures(&v).unwrap());
+            black_box(f)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
