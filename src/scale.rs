@@ -407,6 +407,7 @@ pub fn run(
         unique_bytes_curve: scaled.unique_bytes_curve,
         regions: scaled.regions,
         cache_sizes_bytes: scaled.cache_sizes_bytes,
+        caches: scaled.caches,
     };
     profile
         .validate()
@@ -423,9 +424,9 @@ pub fn run(
         fmt_duration(started.elapsed())
     );
     let sizes: Vec<String> = profile
-        .cache_sizes_bytes
+        .caches
         .iter()
-        .map(|b| Bytes(*b).to_string())
+        .map(|c| format!("{} (seen by {})", Bytes(c.size_bytes), c.probe))
         .collect();
     println!(
         "caches     {}",

@@ -47,6 +47,26 @@ pub struct Profile {
     pub regions: Vec<ProfileRegion>,
     /// Effective cache sizes inferred, smallest first.
     pub cache_sizes_bytes: Vec<u64>,
+    /// The same caches, each with the probe that found it (`"reads"`: a
+    /// cache that serves reads; `"writes"`: a limit seen by writes only,
+    /// such as a write-back limit). Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caches: Vec<CacheFound>,
+}
+
+/// One inferred cache.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CacheFound {
+    /// Its size, bytes.
+    pub size_bytes: u64,
+    /// The probe whose drop showed it: `"reads"` or `"writes"`.
+    pub probe: String,
+    /// uniqueBytes where its drop begins (h = 0.98) and its centre
+    /// (h = 1/2).
+    pub onset_unique_bytes: u64,
+    /// See `onset_unique_bytes`.
+    pub centre_unique_bytes: u64,
 }
 
 /// The scaled ranges: `[lowest, highest]`.
@@ -261,6 +281,7 @@ mod tests {
                 },
             }],
             cache_sizes_bytes: vec![],
+            caches: vec![],
         }
     }
 

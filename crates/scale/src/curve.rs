@@ -10,8 +10,8 @@
 //!   differ by at least [`MIN_DROP`] (a factor of 1.25, Chen's 75% knee);
 //!   Two steep runs separated by a single segment are one drop: one point
 //!   off the trend in the middle of a fall is noise, not a plateau. Each
-//!   plateau needs at least two points (a fall at an end of the sweep is
-//!   not yet a drop), and the plateaus' medians, not only the run's ends,
+//!   plateau needs at least two points (a fall from the first point or to
+//!   the last gives its end segment to the plateau), and the plateaus' medians, not only the run's ends,
 //!   must differ by [`MIN_DROP`] (a noisy dip that comes back is none);
 //! - a **region** is what lies between drops (or a sweep end), and its focal
 //!   point is its geometric middle (Chen: "the middle of that region").
@@ -101,10 +101,18 @@ pub fn drops(pts: &[Point]) -> Vec<Drop> {
             _ => runs.push((start, end)),
         }
     }
-    for (start, end) in runs {
-        // A plateau needs two points: a fall at either end of the sweep is
-        // not yet a drop.
-        if start == 0 || end + 1 >= pts.len() {
+    for (mut start, mut end) in runs {
+        // A plateau needs two points: a fall from the first point or to the
+        // last gives up its end segment to the plateau (a floor that keeps
+        // sinking, as a kernel's does when it keeps a share C/U of a large
+        // working set, still ends the drop).
+        if start == 0 {
+            start = 1;
+        }
+        if end + 1 >= pts.len() {
+            end = pts.len().saturating_sub(2);
+        }
+        if start >= end {
             continue;
         }
         if pts[start].throughput / pts[end].throughput >= MIN_DROP {

@@ -144,6 +144,8 @@ pub struct Scaled {
     pub regions: Vec<ProfileRegion>,
     /// Inferred cache sizes, smallest first.
     pub cache_sizes_bytes: Vec<u64>,
+    /// The same, with the probe that found each and where its drop lies.
+    pub caches: Vec<willy_predict::profile::CacheFound>,
     /// The ranges scaled over.
     pub ranges: Ranges,
 }
@@ -283,7 +285,7 @@ pub fn scale<E>(
     guess.seq_frac = 0.5;
 
     // 1. The caches: drops of the random-read and random-write probes.
-    let mut found: Vec<(u64, (f64, f64), bool)> = Vec::new(); // (C, span, read)
+    let mut found: Vec<(u64, (f64, f64), bool, (f64, f64))> = Vec::new(); // (C, span, read, (onset, centre))
     for (rf, name) in PROBES {
         let mut probe = guess.clone();
         probe.read_frac = rf;
@@ -304,6 +306,7 @@ pub fn scale<E>(
                     size,
                     (c[d.start].unique_bytes, c[d.end].unique_bytes),
                     rf == 1.0,
+                    (d.onset, d.centre),
                 ));
             }
         }
@@ -315,9 +318,18 @@ pub fn scale<E>(
             .iter()
             .all(|&r| (f.0 as f64 / r as f64).ln().abs() > SAME_CACHE.ln())
     });
-    let mut cache_sizes_bytes: Vec<u64> = found.iter().map(|f| f.0).collect();
-    cache_sizes_bytes.sort_unstable();
-    cache_sizes_bytes.dedup();
+    found.sort_by_key(|f| f.0);
+    found.dedup_by_key(|f| f.0);
+    let cache_sizes_bytes: Vec<u64> = found.iter().map(|f| f.0).collect();
+    let caches = found
+        .iter()
+        .map(|f| willy_predict::profile::CacheFound {
+            size_bytes: f.0,
+            probe: if f.2 { "reads" } else { "writes" }.into(),
+            onset_unique_bytes: f.3 .0 as u64,
+            centre_unique_bytes: f.3 .1 as u64,
+        })
+        .collect();
     let spans: Vec<(f64, f64)> = found.iter().map(|f| f.1).collect();
 
     // 2. The uniqueBytes curve of the focal vector, for prediction.
@@ -501,6 +513,7 @@ pub fn scale<E>(
         unique_bytes_curve,
         regions: out_regions,
         cache_sizes_bytes,
+        caches,
         ranges,
     })
 }
