@@ -119,11 +119,14 @@ macro_rules! curves_chart {
             .caption($title, ("sans-serif", 15))
             .margin(8)
             .x_label_area_size(36)
-            .y_label_area_size(52)
+            .y_label_area_size(64)
             .build_cartesian_2d($xrange, 0f64..$ymax)?;
         chart
             .configure_mesh()
             .max_light_lines(0)
+            .x_labels(8)
+            .x_label_formatter(&|x| tick(*x))
+            .y_label_formatter(&|y| tick(*y))
             .x_desc($xdesc)
             .y_desc("throughput (MB/s)")
             .label_style(("sans-serif", 11))
@@ -167,6 +170,17 @@ macro_rules! curves_chart {
         }
         Ok::<(), Err>(())
     }};
+}
+
+/// A tick label: no trailing ".0", at most three significant decimals.
+fn tick(v: f64) -> String {
+    if v == v.round() && v.abs() < 1e9 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{}", (v * 1000.0).round() / 1000.0)
+    }
 }
 
 fn draw_curves(
@@ -303,11 +317,13 @@ fn unique_figure(p: &Profile) -> Result<Figure, Err> {
             .caption(&title, ("sans-serif", 16))
             .margin(8)
             .x_label_area_size(36)
-            .y_label_area_size(56)
+            .y_label_area_size(64)
             .build_cartesian_2d((lo..hi).log_scale(), 0f64..ymax)?;
         chart
             .configure_mesh()
             .max_light_lines(0)
+            .x_label_formatter(&|x| tick(*x))
+            .y_label_formatter(&|y| tick(*y))
             .x_desc("uniqueBytes (MiB)")
             .y_desc("throughput (MB/s)")
             .draw()?;
