@@ -37,7 +37,7 @@ use crate::sweep::{sweep, with_unique, SweepPlan};
 use std::collections::HashMap;
 use willy::units::Bytes;
 use willy::workload::Workload;
-use willy_predict::profile::{Curves, ProfilePoint, ProfileRegion, Ranges};
+use willy_predict::profile::{CacheFound, Curves, ProfilePoint, ProfileRegion, Ranges};
 
 /// A curve goes on growing while a step improves throughput by this factor.
 pub const IMPROVES: f64 = 1.05;
@@ -147,7 +147,7 @@ pub struct Scaled {
     /// Inferred cache sizes, smallest first.
     pub cache_sizes_bytes: Vec<u64>,
     /// The same, with the probe that found each and where its drop lies.
-    pub caches: Vec<willy_predict::profile::CacheFound>,
+    pub caches: Vec<CacheFound>,
     /// The ranges scaled over.
     pub ranges: Ranges,
 }
@@ -287,7 +287,11 @@ pub fn scale<E>(
     guess.seq_frac = 0.5;
 
     // 1. The caches: drops of the random-read and random-write probes.
-    let mut found: Vec<(u64, (f64, f64), bool, (f64, f64))> = Vec::new(); // (C, span, read, (onset, centre))
+    struct Found {
+        cache: CacheFound,
+        span: (f64, f64),
+    }
+    let mut found: Vec<Found> = Vec::new();
     for (rf, name) in PROBES {
         let mut probe = guess.clone();
         probe.read_frac = rf;
@@ -304,35 +308,36 @@ pub fn scale<E>(
                 (d.centre, 0.5)
             };
             if let Some(size) = cache_size(&probe, u, h, seed) {
-                found.push((
-                    size,
-                    (c[d.start].unique_bytes, c[d.end].unique_bytes),
-                    rf == 1.0,
-                    (d.onset, d.centre),
-                ));
+                found.push(Found {
+                    cache: CacheFound {
+                        size_bytes: size,
+                        probe: name.into(),
+                        onset_unique_bytes: d.onset as u64,
+                        centre_unique_bytes: d.centre as u64,
+                    },
+                    span: (c[d.start].unique_bytes, c[d.end].unique_bytes),
+                });
             }
         }
     }
     // A write probe's drop near a read cache is that cache, seen again.
-    let reads: Vec<u64> = found.iter().filter(|f| f.2).map(|f| f.0).collect();
-    found.retain(|f| {
-        f.2 || reads
-            .iter()
-            .all(|&r| (f.0 as f64 / r as f64).ln().abs() > SAME_CACHE.ln())
-    });
-    found.sort_by_key(|f| f.0);
-    found.dedup_by_key(|f| f.0);
-    let cache_sizes_bytes: Vec<u64> = found.iter().map(|f| f.0).collect();
-    let caches = found
+    let is_read = |f: &Found| f.cache.probe == PROBES[0].1;
+    let reads: Vec<u64> = found
         .iter()
-        .map(|f| willy_predict::profile::CacheFound {
-            size_bytes: f.0,
-            probe: if f.2 { "reads" } else { "writes" }.into(),
-            onset_unique_bytes: f.3 .0 as u64,
-            centre_unique_bytes: f.3 .1 as u64,
-        })
+        .filter(|f| is_read(f))
+        .map(|f| f.cache.size_bytes)
         .collect();
-    let spans: Vec<(f64, f64)> = found.iter().map(|f| f.1).collect();
+    found.retain(|f| {
+        is_read(f)
+            || reads
+                .iter()
+                .all(|&r| (f.cache.size_bytes as f64 / r as f64).ln().abs() > SAME_CACHE.ln())
+    });
+    found.sort_by_key(|f| f.cache.size_bytes);
+    found.dedup_by_key(|f| f.cache.size_bytes);
+    let cache_sizes_bytes: Vec<u64> = found.iter().map(|f| f.cache.size_bytes).collect();
+    let spans: Vec<(f64, f64)> = found.iter().map(|f| f.span).collect();
+    let caches: Vec<CacheFound> = found.into_iter().map(|f| f.cache).collect();
 
     // 2. The uniqueBytes curve of the focal vector, for prediction.
     pts.stage.what = "uniqueBytes sweep".into();
