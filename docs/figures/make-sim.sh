@@ -13,6 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 $W run --scale --target sim:sparc1990 --profile "$D/profile.json" 2>/dev/null
 $W run --scale --target sim:write-through --profile "$tmp/write-through.json" 2>/dev/null
 $W validate --profile "$D/profile.json" --samples 100 --baseline orthogonal --json "$D/validation.json" 2>/dev/null
-$W compare "$D/profile.json" "$tmp/write-through.json" --json "$D/compare.json" > /dev/null
+cp "$D/profile.json" "$tmp/sparc1990.json"
+(cd "$tmp" && "$OLDPWD/$W" compare sparc1990.json write-through.json --json compare.json > /dev/null)
+cp "$tmp/compare.json" "$D/compare.json"
 $W plot "$D/profile.json" --out "$D" --validation "$D/validation.json" --comparison "$D/compare.json"
 $W report "$D/profile.json" --validation "$D/validation.json" -o "$tmp/report.html" > /dev/null

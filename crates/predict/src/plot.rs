@@ -533,6 +533,8 @@ pub fn validation_figures(v: &ValidationReport) -> Result<Vec<Figure>, Err> {
             .build_cartesian_2d((lo..hi).log_scale(), (lo..hi).log_scale())?;
         c.configure_mesh()
             .max_light_lines(0)
+            .x_label_formatter(&|x| tick(*x))
+            .y_label_formatter(&|y| tick(*y))
             .x_desc("measured throughput (MB/s)")
             .y_desc("predicted throughput (MB/s)")
             .draw()?;

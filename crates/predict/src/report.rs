@@ -30,22 +30,40 @@ fn mbs(t: f64) -> String {
 pub fn findings(p: &Profile) -> Vec<String> {
     let mut out = Vec::new();
     let [lo, hi] = p.ranges.unique_bytes;
-    out.push(match p.cache_sizes_bytes.as_slice() {
-        [] => format!(
-            "No cache was found: throughput does not drop between uniqueBytes {} and {}.",
-            Bytes(lo),
-            Bytes(hi)
-        ),
-        [c] => format!("The effective cache is about {}.", Bytes(*c)),
-        cs => format!(
-            "There are {} effective cache levels, about {}.",
-            cs.len(),
-            cs.iter()
-                .map(|&c| Bytes(c).to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    });
+    if p.caches.is_empty() {
+        out.push(match p.cache_sizes_bytes.as_slice() {
+            [] => format!(
+                "No cache was found: throughput does not drop between uniqueBytes {} and {}.",
+                Bytes(lo),
+                Bytes(hi)
+            ),
+            [c] => format!("The effective cache is about {}.", Bytes(*c)),
+            cs => format!(
+                "There are {} effective cache levels, about {}.",
+                cs.len(),
+                cs.iter()
+                    .map(|&c| Bytes(c).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+    } else {
+        for c in &p.caches {
+            out.push(if c.probe == "reads" {
+                format!(
+                    "The effective cache is about {}: random reads start to miss at uniqueBytes {}.",
+                    Bytes(c.size_bytes),
+                    Bytes(c.onset_unique_bytes)
+                )
+            } else {
+                format!(
+                    "Random writes slow down by half at uniqueBytes {} (a write cache or write-back limit of about {}).",
+                    Bytes(c.centre_unique_bytes),
+                    Bytes(c.size_bytes)
+                )
+            });
+        }
+    }
     for (k, r) in p.regions.iter().enumerate() {
         let mut s = format!(
             "Region {k} (uniqueBytes {} to {}):",

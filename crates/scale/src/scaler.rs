@@ -113,20 +113,23 @@ pub struct ScalePlan {
 impl ScalePlan {
     /// About how many points one region's curves take for requests of
     /// `block` bytes: sizeMean and processNum (each about half again for
-    /// the iteration) and readFrac and seqFrac (11 each, sharing the focal
-    /// point).
+    /// the iteration), readFrac and seqFrac (11 each, sharing the focal
+    /// point) and the region's uniqueBytes curve.
     pub fn points_per_region(&self, block: u64) -> usize {
         let log2 = |x: u64| (64 - x.max(1).leading_zeros()) as usize;
         let sizes = log2(self.max_size_mean.max(1 << 20) / block.max(1));
         let procs = log2(u64::from(self.max_process_num.max(1)));
-        (sizes + procs) * 3 / 2 + 20
+        // readFrac and seqFrac (20), the region's uniqueBytes curve (about 8).
+        (sizes + procs) * 3 / 2 + 28
     }
 
     /// About how many points the whole run takes, given the number of
     /// regions (two are assumed before the sweep has found them).
     pub fn expected_points(&self, block: u64, regions: Option<usize>) -> usize {
-        // The focal sweep and the two probes.
-        let sweep = 3 * (self.unique.points + self.unique.refine / 2);
+        // The focal sweep and the two probes, each refined in full (the
+        // real runs of docs/PERFORMANCE.md took 196 and 206 points where
+        // half the refinement had predicted 168).
+        let sweep = 3 * (self.unique.points + self.unique.refine);
         match self.focus {
             Focus::Middle => sweep + regions.unwrap_or(2) * self.points_per_region(block),
             // Rounds after the first mostly reuse points.
