@@ -45,37 +45,27 @@ fn every_figure_has_its_series_and_points() {
     let prof = json(&p);
     let d = Dir::new();
     let v = d.join("v.json");
-    let o = willy()
-        .args(["validate", "--samples", "30", "--profile"])
-        .arg(&p)
-        .arg("--json")
-        .arg(&v)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    run_ok(
+        willy()
+            .args(["validate", "--samples", "30", "--profile"])
+            .arg(&p)
+            .arg("--json")
+            .arg(&v),
+    );
     let c = d.join("c.json");
-    let o = willy()
-        .arg("compare")
-        .arg(&p)
-        .arg(&p)
-        .arg("--json")
-        .arg(&c)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    run_ok(willy().arg("compare").arg(&p).arg(&p).arg("--json").arg(&c));
     let out = d.join("plots");
-    let o = willy()
-        .arg("plot")
-        .arg(&p)
-        .arg("--out")
-        .arg(&out)
-        .arg("--validation")
-        .arg(&v)
-        .arg("--comparison")
-        .arg(&c)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    run_ok(
+        willy()
+            .arg("plot")
+            .arg(&p)
+            .arg("--out")
+            .arg(&out)
+            .arg("--validation")
+            .arg(&v)
+            .arg("--comparison")
+            .arg(&c),
+    );
     let regions = prof["regions"].as_array().unwrap();
     assert_eq!(regions.len(), 3);
     let read = |name: &str| std::fs::read_to_string(out.join(format!("{name}.svg"))).unwrap();
@@ -128,14 +118,7 @@ fn the_report_is_one_self_contained_file() {
     let p = profile("sparc1990");
     let d = Dir::new();
     let html = d.join("r.html");
-    let o = willy()
-        .arg("report")
-        .arg(&p)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run_ok(willy().arg("report").arg(&p).arg("-o").arg(&html));
     assert!(
         stdout(&o).contains("The effective cache is about"),
         "{}",

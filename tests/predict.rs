@@ -78,16 +78,15 @@ fn predict_reproduces_the_focal_points_and_reads_every_format() {
             .unwrap();
         let w = d.write("w.json", &focal.to_string());
         let out = d.join("out.json");
-        let o = willy()
-            .args(["predict"])
-            .arg(&w)
-            .arg("--profile")
-            .arg(&p)
-            .arg("--json")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
+        run_ok(
+            willy()
+                .args(["predict"])
+                .arg(&w)
+                .arg("--profile")
+                .arg(&p)
+                .arg("--json")
+                .arg(&out),
+        );
         let v = json(&out);
         let got = v["predictions"][0]["predicted_throughput_bytes_per_sec"]
             .as_f64()
@@ -103,14 +102,7 @@ fn predict_reproduces_the_focal_points_and_reads_every_format() {
         r#"{"uniqueBytes":"60MiB","sizeMean":"64KiB","readFrac":0.2,"seqFrac":0.9,"processNum":2}"#;
     for text in [format!("[{a},{b}]"), format!("{a}\n{b}\n")] {
         let w = d.write("many.json", &text);
-        let o = willy()
-            .arg("predict")
-            .arg(&w)
-            .arg("--profile")
-            .arg(&p)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
+        let o = run_ok(willy().arg("predict").arg(&w).arg("--profile").arg(&p));
         let out = stdout(&o);
         assert!(out.contains("small") && out.contains("#2"), "{out}");
     }
@@ -172,23 +164,21 @@ fn compare_gives_ratios_on_table_5_2() {
     let (a, b) = (profile("sparc1990"), profile("write-through"));
     let d = Dir::new();
     let out = d.join("c.json");
-    let o = willy()
-        .arg("compare")
-        .arg(&a)
-        .arg(&a)
-        .arg("--json")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    run_ok(
+        willy()
+            .arg("compare")
+            .arg(&a)
+            .arg(&a)
+            .arg("--json")
+            .arg(&out),
+    );
     let v = json(&out);
     let rows = v["workloads"].as_array().unwrap();
     assert_eq!(rows.len(), 5);
     assert!(rows
         .iter()
         .all(|r| (r["ratio"].as_f64().unwrap() - 1.0).abs() < 1e-12));
-    let o = willy().arg("compare").arg(&a).arg(&b).output().unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run_ok(willy().arg("compare").arg(&a).arg(&b));
     let text = stdout(&o);
     for name in [
         "workstation",
@@ -215,16 +205,15 @@ fn compare_gives_ratios_on_table_5_2() {
         let mut tp = Vec::new();
         for p in [&a, &b] {
             let pj = d.join("p.json");
-            let o = willy()
-                .arg("predict")
-                .arg(&w)
-                .arg("--profile")
-                .arg(p)
-                .arg("--json")
-                .arg(&pj)
-                .output()
-                .unwrap();
-            assert!(o.status.success(), "{}", stderr(&o));
+            run_ok(
+                willy()
+                    .arg("predict")
+                    .arg(&w)
+                    .arg("--profile")
+                    .arg(p)
+                    .arg("--json")
+                    .arg(&pj),
+            );
             tp.push(
                 json(&pj)["predictions"][0]["predicted_throughput_bytes_per_sec"]
                     .as_f64()

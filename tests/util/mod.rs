@@ -71,6 +71,13 @@ pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// Runs `c`, asserting that it succeeds; its output.
+pub fn run_ok(c: &mut Command) -> Output {
+    let o = c.output().expect("willy runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    o
+}
+
 /// Asserts a bad-input failure: exit code 2 and exactly one line on stderr
 /// containing `needle`, and no panic.
 pub fn assert_usage_error(o: &Output, needle: &str) {

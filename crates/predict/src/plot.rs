@@ -14,6 +14,7 @@
 use crate::predict::Param;
 use crate::profile::Profile;
 use crate::validate::ValidationReport;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -112,6 +113,27 @@ fn bounds(all: &[&Series], log: bool) -> (f64, f64, f64) {
     (lo, hi, if ymax > 0.0 { ymax * 1.1 } else { 1.0 })
 }
 
+/// One curve: its line (with a legend entry) and a circle with the 95% CI
+/// bar at every point.
+fn draw_curve<X: Ranged<ValueType = f64>>(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, RangedCoordf64>>,
+    s: &Series,
+) -> Result<(), Err> {
+    let c = s.color;
+    chart
+        .draw_series(LineSeries::new(
+            s.pts.iter().map(|p| (p.0, p.1)),
+            c.stroke_width(2),
+        ))?
+        .label(s.label.clone())
+        .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], c.filled()));
+    chart.draw_series(s.pts.iter().map(|&(x, y, ci)| {
+        let h = y * ci.unwrap_or(0.0);
+        ErrorBar::new_vertical(x, y - h, y, y + h, c.filled(), 6)
+    }))?;
+    Ok(())
+}
+
 /// Draws curves (with CI bars) on `area`; `focal` marks a point.
 macro_rules! curves_chart {
     ($area:expr, $title:expr, $xdesc:expr, $xrange:expr, $ymax:expr, $all:expr, $focal:expr, $shade:expr) => {{
@@ -140,18 +162,7 @@ macro_rules! curves_chart {
         }
         let all: &[&Series] = $all;
         for s in all {
-            let c = s.color;
-            chart
-                .draw_series(LineSeries::new(
-                    s.pts.iter().map(|p| (p.0, p.1)),
-                    c.stroke_width(2),
-                ))?
-                .label(s.label.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], c.filled()));
-            chart.draw_series(s.pts.iter().map(|&(x, y, ci)| {
-                let h = y * ci.unwrap_or(0.0);
-                ErrorBar::new_vertical(x, y - h, y, y + h, c.filled(), 6)
-            }))?;
+            draw_curve(&mut chart, s)?;
         }
         let focal: Option<(f64, f64)> = $focal;
         if let Some(f) = focal {
@@ -348,18 +359,7 @@ fn unique_figure(p: &Profile) -> Result<Figure, Err> {
             )))?;
         }
         for s in &all {
-            let c = s.color;
-            chart
-                .draw_series(LineSeries::new(
-                    s.pts.iter().map(|q| (q.0, q.1)),
-                    c.stroke_width(2),
-                ))?
-                .label(s.label.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], c.filled()));
-            chart.draw_series(s.pts.iter().map(|&(x, y, ci)| {
-                let h = y * ci.unwrap_or(0.0);
-                ErrorBar::new_vertical(x, y - h, y, y + h, c.filled(), 6)
-            }))?;
+            draw_curve(&mut chart, s)?;
         }
         for (k, r) in p.regions.iter().enumerate() {
             let x = r.focal.unique_bytes.0 as f64 / 1048576.0;
