@@ -344,7 +344,7 @@ fn unique_figure(p: &Profile) -> Result<Figure, Err> {
                 c.mix(0.15).filled(),
             )))?;
         }
-        for &c in &p.cache_sizes_bytes {
+        for (i, &c) in p.cache_sizes_bytes.iter().enumerate() {
             let x = c as f64 / 1048576.0;
             chart.draw_series(DashedLineSeries::new(
                 [(x, 0.0), (x, ymax)],
@@ -352,9 +352,10 @@ fn unique_figure(p: &Profile) -> Result<Figure, Err> {
                 4,
                 BLACK.mix(0.6).into(),
             ))?;
+            // Labels stacked, so that caches close together stay readable.
             chart.draw_series(std::iter::once(Text::new(
                 format!("cache {}", willy::units::Bytes(c)),
-                (x * 1.05, ymax * 0.95),
+                (x * 1.03, ymax * (0.96 - 0.06 * i as f64)),
                 ("sans-serif", 12),
             )))?;
         }
