@@ -154,7 +154,7 @@ mod tests {
     }
 
     /// A child that writes and reads 160 MiB inside a 32 MiB cgroup never
-    /// holds more than 32 MiB there, and its page cache is charged there.
+    /// holds much more than 32 MiB there, and its page cache is charged there.
     #[test]
     fn limits_the_page_cache_beneath_our_own_cgroup_and_cleans_up() {
         if !root() {
@@ -184,8 +184,14 @@ mod tests {
         cg.add(child.id()).unwrap();
         child.stdin.take().unwrap().write_all(b"go\n").unwrap();
         assert!(child.wait().unwrap().success());
+        // The kernel may force a charge past the limit by a few pages
+        // (allocations that must not fail), so the peak is allowed 1 MiB
+        // of slack; without the limit it would be 160 MiB.
         let max = cg.counter("memory.max_usage_in_bytes").unwrap();
-        assert!(max <= 32 << 20, "peak {max} bytes above the 32 MiB limit");
+        assert!(
+            max <= 33 << 20,
+            "peak {max} bytes more than 1 MiB above the 32 MiB limit"
+        );
         assert!(
             cg.cache_bytes().unwrap() > 8 << 20,
             "no page cache was charged to the cgroup"
