@@ -10,7 +10,7 @@ use super::config::{DiskConfig, QueuePolicy, StorageConfig};
 use crate::generator::Op;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Milliseconds to nanoseconds.
 pub fn ms(v: f64) -> u64 {
@@ -38,7 +38,13 @@ pub struct StorageOp {
 #[derive(Clone, Debug)]
 struct Disk {
     cfg: DiskConfig,
-    queue: VecDeque<StorageOp>,
+    /// FCFS: operations in arrival order.
+    fifo: VecDeque<StorageOp>,
+    /// Elevator: operations by (cylinder, arrival number), so that the
+    /// nearest in the sweep direction is found in O(log n) even when a
+    /// flush queues a million writes.
+    by_cylinder: BTreeMap<(u64, u64), StorageOp>,
+    arrivals: u64,
     current: Option<StorageOp>,
     head_cyl: u64,
     sweep_up: bool,
@@ -56,37 +62,55 @@ impl Disk {
             as u64
     }
 
+    /// Queues an operation.
+    fn push(&mut self, o: StorageOp) {
+        match self.cfg.queue {
+            QueuePolicy::Fcfs => self.fifo.push_back(o),
+            QueuePolicy::Elevator => {
+                self.by_cylinder
+                    .insert((self.cylinder(o.offset), self.arrivals), o);
+                self.arrivals += 1;
+            }
+        }
+    }
+
     /// Picks the next operation by the queue policy.
     fn pick(&mut self) -> Option<StorageOp> {
         match self.cfg.queue {
-            QueuePolicy::Fcfs => self.queue.pop_front(),
+            QueuePolicy::Fcfs => self.fifo.pop_front(),
             QueuePolicy::Elevator => {
-                if self.queue.is_empty() {
+                if self.by_cylinder.is_empty() {
                     return None;
                 }
-                // LOOK: nearest cylinder in the sweep direction; reverse if none.
-                for _ in 0..2 {
-                    let head = self.head_cyl;
-                    let best = self
-                        .queue
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, o)| {
-                            let c = self.cylinder(o.offset);
-                            if self.sweep_up {
-                                c >= head
-                            } else {
-                                c <= head
-                            }
-                        })
-                        .min_by_key(|(i, o)| (self.cylinder(o.offset).abs_diff(head), *i))
-                        .map(|(i, _)| i);
-                    if let Some(i) = best {
-                        return self.queue.remove(i);
+                // LOOK: the nearest cylinder in the sweep direction, the
+                // earliest arrival there; reverse when there is none.
+                let head = self.head_cyl;
+                let ahead = if self.sweep_up {
+                    self.by_cylinder.range((head, 0)..).next().map(|(k, _)| k.0)
+                } else {
+                    self.by_cylinder
+                        .range(..=(head, u64::MAX))
+                        .next_back()
+                        .map(|(k, _)| k.0)
+                };
+                let cyl = match ahead {
+                    Some(c) => c,
+                    None => {
+                        self.sweep_up = !self.sweep_up;
+                        let (first, last) = (
+                            self.by_cylinder.first_key_value().map(|(k, _)| k.0),
+                            self.by_cylinder.last_key_value().map(|(k, _)| k.0),
+                        );
+                        if self.sweep_up { first } else { last }.expect("not empty")
                     }
-                    self.sweep_up = !self.sweep_up;
-                }
-                self.queue.pop_front()
+                };
+                let key = *self
+                    .by_cylinder
+                    .range((cyl, 0)..)
+                    .next()
+                    .expect("the cylinder has an operation")
+                    .0;
+                self.by_cylinder.remove(&key)
             }
         }
     }
@@ -158,7 +182,9 @@ impl Storage {
     pub fn new(cfg: &StorageConfig) -> Storage {
         let disk = |d: &DiskConfig| Disk {
             cfg: d.clone(),
-            queue: VecDeque::new(),
+            fifo: VecDeque::new(),
+            by_cylinder: BTreeMap::new(),
+            arrivals: 0,
             current: None,
             head_cyl: 0,
             sweep_up: true,
@@ -251,7 +277,7 @@ impl Storage {
             };
             parts += 1;
             let d = &mut self.disks[disk];
-            d.queue.push_back(StorageOp {
+            d.push(StorageOp {
                 op,
                 offset: local,
                 len: piece,
@@ -355,6 +381,64 @@ mod tests {
             }
         }
         done as f64 / (now as f64 / 1e9)
+    }
+
+    /// LOOK over a plain list, as first written: the nearest cylinder in
+    /// the sweep direction, the earliest arrival among equals.
+    fn naive_pick(d: &Disk, queue: &mut Vec<StorageOp>, sweep_up: &mut bool) -> StorageOp {
+        for _ in 0..2 {
+            let head = d.head_cyl;
+            let best = queue
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| {
+                    let c = d.cylinder(o.offset);
+                    if *sweep_up {
+                        c >= head
+                    } else {
+                        c <= head
+                    }
+                })
+                .min_by_key(|(i, o)| (d.cylinder(o.offset).abs_diff(head), *i))
+                .map(|(i, _)| i);
+            if let Some(i) = best {
+                return queue.remove(i);
+            }
+            *sweep_up = !*sweep_up;
+        }
+        unreachable!("the queue is not empty")
+    }
+
+    proptest::proptest! {
+        /// The elevator's ordered queue picks exactly what a scan of the
+        /// whole queue picks, whatever the arrivals and the head.
+        #[test]
+        fn the_ordered_elevator_picks_what_a_full_scan_picks(
+            steps in proptest::collection::vec((0u64..64, 0u8..3), 1..200),
+        ) {
+            let mut cfg = SimConfig::load("hdd").unwrap().storage;
+            let StorageConfig::Disk { disk: dc } = &mut cfg else { panic!("one disk") };
+            dc.cylinders = 16;
+            dc.capacity.0 = 64 * 4096;
+            let mut st = Storage::new(&cfg);
+            let d = &mut st.disks[0];
+            let (mut naive, mut up) = (Vec::new(), true);
+            for (tag, (block, picks)) in steps.into_iter().enumerate() {
+                let o = StorageOp { op: Op::Read, offset: block * 4096, len: 4096, tag };
+                d.push(o);
+                naive.push(o);
+                for _ in 0..picks {
+                    let Some(got) = d.pick() else {
+                        proptest::prop_assert!(naive.is_empty());
+                        continue;
+                    };
+                    let want = naive_pick(d, &mut naive, &mut up);
+                    proptest::prop_assert_eq!(got.tag, want.tag);
+                    proptest::prop_assert_eq!(d.sweep_up, up);
+                    d.head_cyl = d.cylinder(got.offset + got.len);
+                }
+            }
+        }
     }
 
     #[test]
