@@ -14,9 +14,10 @@
 //!
 //! where `s_b` is the standard deviation of the batch means. willy uses
 //! between [`MIN_BATCHES`] and [`MAX_BATCHES`] batches (Schmeiser recommends
-//! 10 to 30): `k = ceil(n / MAX_BATCHES)`, `b = floor(n / k)`. The first
-//! `b * k` intervals enter the interval estimate; the mean reported is the
-//! mean over all `n`. With fewer than [`MIN_BATCHES`] intervals the interval
+//! 10 to 30): `k = ceil(n / MAX_BATCHES)`, `b = floor(n / k)`. The last
+//! `b * k` intervals enter the interval estimate (so that the newest
+//! interval always counts: a stall that ends in a burst must widen the
+//! interval); the mean reported is the mean over all `n`. With fewer than [`MIN_BATCHES`] intervals the interval
 //! is infinite.
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -38,12 +39,13 @@ pub struct MeanCi {
 }
 
 impl MeanCi {
-    /// Half-width relative to the mean; infinite if the mean is not positive.
+    /// Half-width relative to the mean; infinite if the mean is not
+    /// positive. A closed loop always completes requests eventually, so a
+    /// series of zeros is a stall longer than the measurement (e.g. a
+    /// flush of a large write-back cache), not a precise zero.
     pub fn rel(&self) -> f64 {
         if self.mean > 0.0 {
             self.half_width / self.mean
-        } else if self.half_width == 0.0 {
-            0.0
         } else {
             f64::INFINITY
         }
@@ -74,7 +76,7 @@ pub fn batch_means(xs: &[f64]) -> MeanCi {
     }
     let k = n.div_ceil(MAX_BATCHES);
     let b = n / k;
-    let means: Vec<f64> = xs[..b * k]
+    let means: Vec<f64> = xs[n - b * k..]
         .chunks(k)
         .map(|c| c.iter().sum::<f64>() / k as f64)
         .collect();
@@ -98,6 +100,22 @@ mod tests {
     fn t_quantiles_match_tables() {
         assert!((t975(9) - 2.262).abs() < 1e-3);
         assert!((t975(19) - 2.093).abs() < 1e-3);
+    }
+
+    /// Nothing completed in any interval: the run must go on (or end
+    /// unmet), not stop with a "precise" zero. Nor when a burst ends the
+    /// stall in the newest interval, whatever the number of intervals.
+    #[test]
+    fn a_stall_never_meets_a_target() {
+        let ci = batch_means(&[0.0; 40]);
+        assert_eq!(ci.half_width, 0.0);
+        assert!(ci.rel().is_infinite());
+        for n in MIN_BATCHES..200 {
+            let mut xs = vec![0.0; n];
+            xs[n - 1] = 1e9;
+            let rel = batch_means(&xs).rel();
+            assert!(rel > 1.0, "{n} intervals: relative half-width {rel}");
+        }
     }
 
     #[test]
