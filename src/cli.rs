@@ -91,9 +91,15 @@ pub struct ValidateArgs {
     /// Memory cgroup limit for real targets [default: the profile's].
     #[arg(long)]
     pub cache_limit: Option<Bytes>,
+    /// Shortest measurement of one workload (capped by --max-time).
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "5s")]
+    pub min_time: Duration,
     /// Longest measurement of one workload [default: 20s; 600s on sim:].
     #[arg(long, value_parser = humantime::parse_duration)]
     pub max_time: Option<Duration>,
+    /// Measurement interval (batch means works on these).
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "250ms")]
+    pub interval: Duration,
     /// Longest warm start of one workload [default: 20s; unbounded on sim:].
     #[arg(long, value_parser = humantime::parse_duration)]
     pub warmup_max: Option<Duration>,
@@ -250,9 +256,10 @@ pub struct RunArgs {
     #[arg(long, value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
     pub warmup_max: Option<Duration>,
 
-    /// Run the self-scaling benchmark instead of one workload (simulated
-    /// targets only, so far): find the performance regions, their focal
-    /// points and the curves around them, and write a profile.
+    /// Run the self-scaling benchmark instead of one workload (on a
+    /// directory or a sim: target; not yet on raw devices): find the
+    /// performance regions, their focal points and the curves around them,
+    /// and write a profile.
     #[arg(long, help_heading = "Self-scaling")]
     pub scale: bool,
     /// Where --scale writes the profile; every measured point is saved at

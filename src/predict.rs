@@ -251,13 +251,14 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
         engine: args.engine.into(),
         seed: args.seed,
         max_duration: args.max_time.unwrap_or(Duration::from_secs(long)),
+        interval: args.interval,
         warmup_max: args
             .warmup_max
             .unwrap_or(Duration::from_secs(if sim.is_some() { 20_000 } else { 20 })),
         interrupt: interrupt.clone(),
         ..RunConfig::default()
     };
-    cfg.min_duration = cfg.min_duration.min(cfg.max_duration);
+    cfg.min_duration = args.min_time.min(cfg.max_duration);
     cfg.validate()?;
     let cache_limit = args.cache_limit.map(|b| b.0).or(profile.cache_limit_bytes);
     let _cgroup = match (&sim, cache_limit) {

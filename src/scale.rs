@@ -264,7 +264,7 @@ pub fn run(
         "willy: thresholds: a drop is a run of log-log slopes below {STEEP_SLOPE} losing at least {MIN_DROP}x; a read-probe cache is the LRU size serving {ONSET_H} of requests at the drop's onset (h = {ONSET_H}), a write-probe cache the one serving 1/2 at its centre; a write-probe cache within {SAME_CACHE}x of a read-probe cache is that cache; sizeMean and processNum grow while a doubling gains {IMPROVES}x (sizeMean at least to 1 MiB, processNum to {}); focal sizeMean/processNum {}; each point stops at a 95% CI of +-{:.0}%",
         plan.max_process_num,
         match focus {
-            Focus::Middle => "halfway between the curve's minimum and maximum".to_string(),
+            Focus::Middle => "halfway between the curve's minimum and maximum (processNum at most the focal uniqueBytes over the region's lower border)".to_string(),
             Focus::Knee => format!("at {:.0}% of the maximum", KNEE * 100.0),
         },
         cfg.target_ci_rel * 100.0

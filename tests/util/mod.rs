@@ -113,6 +113,27 @@ pub fn sh(cmd: &str) -> String {
     stdout(&o).trim().to_string()
 }
 
+/// The stopping rule for the GiB-scale presets (hdd, ssd, raid0), whose
+/// cache region runs at GB/s: at least 1 s and at most 20 s of virtual
+/// time a point, so that a --scale takes seconds, not minutes.
+pub const GIB_PRESET: &[&str] = &[
+    "--min-time",
+    "1s",
+    "--max-time",
+    "20s",
+    "--interval",
+    "50ms",
+];
+
+/// Run flags for `preset`: [`GIB_PRESET`] for the GiB-scale ones.
+pub fn preset_flags(preset: &str) -> &'static [&'static str] {
+    if ["hdd", "ssd", "raid0"].contains(&preset) {
+        GIB_PRESET
+    } else {
+        &[]
+    }
+}
+
 /// A profile of `preset`, made once per test binary.
 pub fn profile(preset: &str) -> std::path::PathBuf {
     static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
@@ -123,6 +144,7 @@ pub fn profile(preset: &str) -> std::path::PathBuf {
     if !p.exists() {
         let o = willy()
             .args(["run", "--scale", "--target", &format!("sim:{preset}")])
+            .args(preset_flags(preset))
             .arg("--profile")
             .arg(&p)
             .output()

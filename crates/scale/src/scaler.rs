@@ -9,7 +9,12 @@
 //!    1 MiB and on while throughput still improves by [`IMPROVES`]; its focal
 //!    value is the measured size whose throughput is nearest halfway between
 //!    the curve's minimum and maximum. processNum likewise, from 1, doubling,
-//!    up to `max_process_num`;
+//!    up to `max_process_num`.
+//!    The focal processNum is at most the focal uniqueBytes over the
+//!    region's lower border ([`share_cap`]): each generator works on its
+//!    own share of uniqueBytes, and a share that fits a cache lets that
+//!    generator keep all of it cached and run at cache speed while the
+//!    others miss, which would put the focal vector in another region;
 //! 3. if either focal value moved from the first guess (two blocks, one
 //!    process), both curves are measured once more around the new focal
 //!    vector and the focal values taken again (Chen: iterate once); then
@@ -397,7 +402,7 @@ pub fn scale<E>(
                     }
                     let proc_curve = pts.curve(&focal, &procs, set_procs, Some(1u64))?;
                     if let Some(p) = pts.halfway(&proc_curve) {
-                        focal.process_num = p as u32;
+                        focal.process_num = (p as u32).min(share_cap(r, &focal));
                     }
                     if (focal.size_mean, focal.process_num) == before {
                         break;
@@ -526,6 +531,15 @@ pub fn scale<E>(
         caches,
         ranges,
     })
+}
+
+/// The largest focal processNum that keeps every generator's share of the
+/// focal uniqueBytes at or above the region's lower border, at least 1.
+/// In the first region the border is the sweep's smallest value, which
+/// caps nothing in practice.
+pub fn share_cap(r: &crate::curve::Region, focal: &Workload) -> u32 {
+    let cap = (focal.unique_bytes.0 as f64 / r.from.max(1.0)).floor();
+    cap.clamp(1.0, f64::from(u32::MAX)) as u32
 }
 
 /// Throughput of a curve's points, for tests and reports.
