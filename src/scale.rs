@@ -29,7 +29,8 @@ use willy_scale::curve::{MIN_DROP, ONSET_H, STEEP_SLOPE};
 use willy_scale::scaler::{scale, Focus, Measured, ScalePlan, Stage, IMPROVES, KNEE, SAME_CACHE};
 use willy_scale::sweep::SweepPlan;
 
-/// The shortest time a real point gets, whatever the budget says.
+/// The shortest share of the budget the plan is content with; below it
+/// the plan warns that the budget is too short for good points.
 pub const MIN_POINT: Duration = Duration::from_secs(4);
 /// Working sets reach this multiple of the largest cache.
 pub const BEYOND_CACHE: u64 = 4;
@@ -279,17 +280,18 @@ pub fn run(
         eprintln!(
             "willy: plan: about {expected} points in a budget of {}: about {:.0} s each (warm-up, then measurement of {}-{} s); the sweep writes {} of files in all",
             fmt_duration(args.budget),
-            share.max(MIN_POINT.as_secs_f64()),
+            share,
             (share / 4.0).clamp(1.0, 5.0).round(),
             (share / 2.0).max(2.0).round(),
             Bytes(fills),
         );
         if share < MIN_POINT.as_secs_f64() {
             eprintln!(
-                "willy: warning: a budget of {} gives each point less than {} s; the run will take about {} (pass a longer --budget)",
+                "willy: warning: a budget of {} gives each point less than {} s: points will be short and their confidence intervals wide; about {} would give each {} s (pass a longer --budget)",
                 fmt_duration(args.budget),
                 MIN_POINT.as_secs(),
-                fmt_duration(MIN_POINT * expected as u32)
+                fmt_duration(MIN_POINT * expected as u32),
+                MIN_POINT.as_secs()
             );
         }
         if args.cache_limit.is_none() && plan.unique.to > 8 << 30 {
@@ -311,6 +313,9 @@ pub fn run(
     let started = Instant::now();
     let budget = args.budget;
     let (mut measured, mut resumed) = (0usize, 0usize);
+    // What points cost beyond their warm-up and measurement (creating
+    // files, opening, closing), summed over the points measured so far.
+    let (mut overhead_secs, mut timed) = (0.0f64, 0u32);
     let mut measure = |w: &Workload, stage: &Stage| -> Result<Measured, Error> {
         if interrupt.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
@@ -320,6 +325,7 @@ pub fn run(
         let (m, fresh) = ck.measure_or_resume(w, &setting, |w| match &mut backend {
             Backend::Sim(sim) => run_sim(w, &cfg, sim, args.direct).map(|(m, _)| m),
             Backend::Files { spec, held } => {
+                let point_start = Instant::now();
                 let key = (w.unique_bytes.0, w.process_num);
                 let reuse = matches!(held, Some((u, p, _)) if (*u, *p) == key);
                 if !reuse {
@@ -334,9 +340,20 @@ pub fn run(
                 // to come is refined as regions appear, and a run that
                 // meets it exactly would otherwise end a little late (the
                 // 30-minute run of docs/PERFORMANCE.md took 30 m 28 s).
-                let left = 0.95 * budget.saturating_sub(started.elapsed()).as_secs_f64();
+                // The points still to come will cost the overhead seen so
+                // far as well (file creation is counted for this point).
                 let points_left = stage.expected_points.saturating_sub(n).max(1);
-                let share = (left / points_left as f64).max(MIN_POINT.as_secs_f64());
+                let mean_overhead = if timed > 0 {
+                    overhead_secs / f64::from(timed)
+                } else {
+                    0.0
+                };
+                let left = 0.95 * budget.saturating_sub(started.elapsed()).as_secs_f64()
+                    - mean_overhead * (points_left - 1) as f64;
+                // No floor but a second: the budget holds, and the
+                // measurement still gets the intervals batch means needs
+                // (below), so a point takes at least about 3 s.
+                let share = (left / points_left as f64).max(1.0);
                 let mut c = cfg.clone();
                 let warm = if reuse { share / 4.0 } else { share / 2.0 };
                 if args.warmup_max.is_none() {
@@ -352,7 +369,12 @@ pub fn run(
                         .min(Duration::from_secs_f64((share / 4.0).max(1.0)))
                         .min(c.max_duration);
                 }
-                willy::run::run(w, &c, target, &mut |_| {})
+                let m = willy::run::run(w, &c, target, &mut |_| {})?;
+                overhead_secs +=
+                    (point_start.elapsed().as_secs_f64() - m.duration_secs - m.warmup.secs)
+                        .max(0.0);
+                timed += 1;
+                Ok(m)
             }
         })?;
         if fresh {

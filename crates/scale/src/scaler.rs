@@ -129,14 +129,18 @@ impl ScalePlan {
     }
 
     /// About how many points the whole run takes, given the number of
-    /// regions (two are assumed before the sweep has found them).
+    /// regions. Three are assumed before the sweep has found them: under a
+    /// memory cgroup the write probe often shows the cgroup's dirty limit
+    /// as a third region (docs/PERFORMANCE.md), and a plan for two then
+    /// overran a 20-minute budget by 2%; with fewer regions the last points
+    /// get longer shares instead.
     pub fn expected_points(&self, block: u64, regions: Option<usize>) -> usize {
         // The focal sweep and the two probes, each refined in full (the
         // real runs of docs/PERFORMANCE.md took 196 and 206 points where
         // half the refinement had predicted 168).
         let sweep = 3 * (self.unique.points + self.unique.refine);
         match self.focus {
-            Focus::Middle => sweep + regions.unwrap_or(2) * self.points_per_region(block),
+            Focus::Middle => sweep + regions.unwrap_or(3) * self.points_per_region(block),
             // Rounds after the first mostly reuse points.
             Focus::Knee => sweep + 2 * self.points_per_region(block),
         }
