@@ -29,8 +29,10 @@ use willy_scale::curve::{MIN_DROP, ONSET_H, STEEP_SLOPE};
 use willy_scale::scaler::{scale, Focus, Measured, ScalePlan, Stage, IMPROVES, KNEE, SAME_CACHE};
 use willy_scale::sweep::SweepPlan;
 
-/// The shortest share of the budget the plan is content with; below it
-/// the plan warns that the budget is too short for good points.
+/// The shortest share of the budget the plan is content with: below it
+/// the plan warns that the budget is too short for good points, and the
+/// regions' curves are thinned when the time left cannot give every point
+/// still to come this much (with its overhead).
 pub const MIN_POINT: Duration = Duration::from_secs(4);
 /// Working sets reach this multiple of the largest cache.
 pub const BEYOND_CACHE: u64 = 4;
@@ -315,7 +317,30 @@ pub fn run(
     let (mut measured, mut resumed) = (0usize, 0usize);
     // What points cost beyond their warm-up and measurement (creating
     // files, opening, closing), summed over the points measured so far.
-    let (mut overhead_secs, mut timed) = (0.0f64, 0u32);
+    let overhead = std::cell::Cell::new((0.0f64, 0u32));
+    let mean_overhead = || match overhead.get() {
+        (_, 0) => 0.0,
+        (secs, n) => secs / f64::from(n),
+    };
+    // The shortest measurement: the intervals batch means needs, with a
+    // margin.
+    let floor = cfg.interval * (willy::stats::MIN_BATCHES as u32 + 2);
+    // How many more points the budget affords, each at least MIN_POINT
+    // (or the user's fixed warm-up and measurement), with the overhead
+    // seen so far. A point squeezed to MIN_POINT still measures for
+    // `floor` after a warm-up of up to half its share. A simulated system
+    // has no budget.
+    let point_cost = MIN_POINT
+        .max(floor + MIN_POINT / 2)
+        .max(args.max_time.unwrap_or_default() + args.warmup_max.unwrap_or_default())
+        .as_secs_f64();
+    let afford = || -> usize {
+        if !real {
+            return usize::MAX;
+        }
+        let left = 0.95 * budget.saturating_sub(started.elapsed()).as_secs_f64();
+        (left / (point_cost + mean_overhead())) as usize
+    };
     let mut measure = |w: &Workload, stage: &Stage| -> Result<Measured, Error> {
         if interrupt.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
@@ -343,13 +368,8 @@ pub fn run(
                 // The points still to come will cost the overhead seen so
                 // far as well (file creation is counted for this point).
                 let points_left = stage.expected_points.saturating_sub(n).max(1);
-                let mean_overhead = if timed > 0 {
-                    overhead_secs / f64::from(timed)
-                } else {
-                    0.0
-                };
                 let left = 0.95 * budget.saturating_sub(started.elapsed()).as_secs_f64()
-                    - mean_overhead * (points_left - 1) as f64;
+                    - mean_overhead() * (points_left - 1) as f64;
                 // No floor but a second: the budget holds, and the
                 // measurement still gets the intervals batch means needs
                 // (below), so a point takes at least about 3 s.
@@ -361,8 +381,6 @@ pub fn run(
                     c.warmup_min = c.warmup_min.min(c.warmup_max);
                 }
                 if args.max_time.is_none() {
-                    // At least the intervals batch means needs, with a margin.
-                    let floor = c.interval * (willy::stats::MIN_BATCHES as u32 + 2);
                     c.max_duration = Duration::from_secs_f64(share - warm).max(floor);
                     c.min_duration = c
                         .min_duration
@@ -370,10 +388,9 @@ pub fn run(
                         .min(c.max_duration);
                 }
                 let m = willy::run::run(w, &c, target, &mut |_| {})?;
-                overhead_secs +=
-                    (point_start.elapsed().as_secs_f64() - m.duration_secs - m.warmup.secs)
-                        .max(0.0);
-                timed += 1;
+                let (secs, n) = overhead.get();
+                let this = point_start.elapsed().as_secs_f64() - m.duration_secs - m.warmup.secs;
+                overhead.set((secs + this.max(0.0), n + 1));
                 Ok(m)
             }
         })?;
@@ -399,7 +416,7 @@ pub fn run(
             duration_secs: m.duration_secs,
         })
     };
-    let result = scale(first, &plan, &mut measure, cfg.seed);
+    let result = scale(first, &plan, &mut measure, &afford, cfg.seed);
     bar.finish();
     if let Backend::Files { held, .. } = &mut backend {
         *held = None; // the files go before anything else is said

@@ -115,17 +115,115 @@ pub struct ScalePlan {
     pub focus: Focus,
 }
 
+/// How densely a region's curves are measured. A run measures them
+/// [`Density::Full`] while its budget affords that for every region left,
+/// and thins them when it does not (a run that finds more regions than it
+/// planned for would otherwise overrun its budget). Every curve keeps its
+/// ends and its focal point at every density.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Density {
+    /// sizeMean and processNum doubling, readFrac and seqFrac in steps of
+    /// 0.1, every sweep value of uniqueBytes over the region.
+    #[default]
+    Full,
+    /// Every other value: steps of 4x, of 0.25, every other uniqueBytes.
+    Half,
+    /// Every fourth value: steps of 16x, readFrac and seqFrac at 0, 0.5
+    /// and 1, every fourth uniqueBytes.
+    Sparse,
+}
+
+impl Density {
+    /// Densest first.
+    pub const ALL: [Density; 3] = [Density::Full, Density::Half, Density::Sparse];
+
+    /// Every how many values of the full grid are kept.
+    pub fn stride(self) -> usize {
+        match self {
+            Density::Full => 1,
+            Density::Half => 2,
+            Density::Sparse => 4,
+        }
+    }
+
+    /// The readFrac and seqFrac values.
+    pub fn fracs(self) -> Vec<f64> {
+        let n: u32 = match self {
+            Density::Full => 10,
+            Density::Half => 4,
+            Density::Sparse => 2,
+        };
+        (0..=n).map(|i| f64::from(i) / f64::from(n)).collect()
+    }
+
+    /// `values` (sorted) thinned to every `stride`-th, keeping the first,
+    /// the last and `keep`, sorted.
+    pub fn thin<T: Copy + PartialOrd>(self, values: &[T], keep: Option<T>) -> Vec<T> {
+        let s = self.stride();
+        let mut out: Vec<T> = values
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i % s == 0 || i + 1 == values.len())
+            .map(|(_, &v)| v)
+            .chain(keep)
+            .collect();
+        out.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+        out.dedup_by(|a, b| a == b);
+        out
+    }
+
+    /// The densest of [`Density::ALL`] whose `need` fits in `afford`
+    /// points; the sparsest if none does.
+    pub fn densest(afford: usize, need: impl Fn(Density) -> usize) -> Density {
+        Density::ALL
+            .into_iter()
+            .find(|&d| need(d) <= afford)
+            .unwrap_or(Density::Sparse)
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Density::Full => "",
+            Density::Half => " (half density: the budget runs short)",
+            Density::Sparse => " (sparse: the budget runs short)",
+        }
+    }
+}
+
+/// About how many values of a full grid of `n` a density keeps, with the
+/// focal value.
+fn thinned(n: usize, d: Density) -> usize {
+    if d == Density::Full {
+        n
+    } else {
+        n.div_ceil(d.stride()) + 2
+    }
+}
+
 impl ScalePlan {
     /// About how many points one region's curves take for requests of
     /// `block` bytes: sizeMean and processNum (each about half again for
     /// the iteration), readFrac and seqFrac (11 each, sharing the focal
     /// point) and the region's uniqueBytes curve.
     pub fn points_per_region(&self, block: u64) -> usize {
+        self.points_per_region_at(block, Density::Full)
+    }
+
+    /// The same at density `d`.
+    pub fn points_per_region_at(&self, block: u64, d: Density) -> usize {
         let log2 = |x: u64| (64 - x.max(1).leading_zeros()) as usize;
         let sizes = log2(self.max_size_mean.max(1 << 20) / block.max(1));
         let procs = log2(u64::from(self.max_process_num.max(1)));
-        // readFrac and seqFrac (20), the region's uniqueBytes curve (about 8).
-        (sizes + procs) * 3 / 2 + 28
+        (thinned(sizes, d) + thinned(procs, d)) * 3 / 2 + Self::curves_points(d)
+    }
+
+    /// About how many new points the last stage of a region takes (its
+    /// readFrac, seqFrac and uniqueBytes curves; its sizeMean and
+    /// processNum curves are mostly measured by then) at density `d`.
+    pub fn curves_points(d: Density) -> usize {
+        // readFrac and seqFrac share the focal point; the region's
+        // uniqueBytes curve has about 8 points at full density.
+        2 * (d.fracs().len() - 1) + thinned(8, d)
     }
 
     /// About how many points the whole run takes, given the number of
@@ -272,11 +370,14 @@ fn doubling(from: u64, to: u64) -> Vec<u64> {
 /// Runs the self-scaling benchmark with `measure`, from a first guess at
 /// the focal vector (its uniqueBytes, sizeMean and processNum are scaled).
 /// `measure` also hears which stage asks, and how many points the run is
-/// expected to take.
+/// expected to take. `afford` says how many more points the budget affords
+/// (`usize::MAX` for no budget); the regions' curves are measured at the
+/// densest [`Density`] that fits it, asked again before each region.
 pub fn scale<E>(
     first: &Workload,
     plan: &ScalePlan,
     measure: &mut dyn FnMut(&Workload, &Stage) -> Result<Measured, E>,
+    afford: &dyn Fn() -> usize,
     seed: u64,
 ) -> Result<Scaled, E> {
     let bs = first.block_size.0;
@@ -363,14 +464,18 @@ pub fn scale<E>(
         .collect::<Result<_, _>>()?;
 
     // 2-4. A focal vector and four curves per region.
-    let sizes = |w: &Workload| {
-        doubling(
+    // The grids at a density, through the focal value.
+    let sizes = |w: &Workload, d: Density| {
+        let all = doubling(
             bs,
             plan.max_size_mean.max(1 << 20).min(w.bytes_per_generator()),
-        )
+        );
+        d.thin(&all, Some(w.size_mean.0))
     };
-    let procs = doubling(1, u64::from(plan.max_process_num.max(1)));
-    let fracs: Vec<f64> = (0..=10).map(|i| f64::from(i) / 10.0).collect();
+    let procs = |w: &Workload, d: Density| {
+        let all = doubling(1, u64::from(plan.max_process_num.max(1)));
+        d.thin(&all, Some(u64::from(w.process_num)))
+    };
     let set_size = |w: &mut Workload, v: u64| w.size_mean = Bytes(v);
     let set_procs = |w: &mut Workload, v: u64| w.process_num = v as u32;
     let set_read = |w: &mut Workload, v: f64| w.read_frac = v;
@@ -380,31 +485,37 @@ pub fn scale<E>(
         curve.last().map_or(0.0, |p| p.unique_bytes),
         &spans,
     );
-    let per_region = plan.points_per_region(bs);
+    let per_region = |d: Density| plan.points_per_region_at(bs, d);
     let mut out_regions = Vec::new();
     let mut focals: Vec<(crate::curve::Region, Workload)> = Vec::new();
     match plan.focus {
         Focus::Middle => {
             let n = found.len();
             for (k, r) in found.iter().enumerate() {
-                let expected = pts.points.len() + (n - k) * per_region;
+                // This region's focal search and curves, the later regions'
+                // focal searches and curves, and the earlier regions' curves.
+                let need = |d: Density| (n - k) * per_region(d) + k * ScalePlan::curves_points(d);
+                let density = Density::densest(afford(), need);
+                let expected = pts.points.len() + need(density);
                 let mut focal = with_unique(&guess, r.focal);
                 for round in 0..2 {
                     pts.set_stage(
                         format!(
-                            "region {} of {n}: focal sizeMean and processNum, round {}",
+                            "region {} of {n}: focal sizeMean and processNum, round {}{}",
                             k + 1,
-                            round + 1
+                            round + 1,
+                            density.describe()
                         ),
                         expected,
                     );
                     let before = (focal.size_mean, focal.process_num);
                     let size_curve =
-                        pts.curve(&focal, &sizes(&focal), set_size, Some(1u64 << 20))?;
+                        pts.curve(&focal, &sizes(&focal, density), set_size, Some(1u64 << 20))?;
                     if let Some(s) = pts.halfway(&size_curve) {
                         focal.size_mean = Bytes(s);
                     }
-                    let proc_curve = pts.curve(&focal, &procs, set_procs, Some(1u64))?;
+                    let proc_curve =
+                        pts.curve(&focal, &procs(&focal, density), set_procs, Some(1u64))?;
                     if let Some(p) = pts.halfway(&proc_curve) {
                         focal.process_num = (p as u32).min(share_cap(r, &focal));
                     }
@@ -423,6 +534,8 @@ pub fn scale<E>(
                 focal: 0.0,
             };
             let mut focal = guess.clone();
+            let density = Density::densest(afford(), |d| 2 * per_region(d));
+            let fracs = density.fracs();
             let us: Vec<u64> = curve.iter().map(|p| p.unique_bytes as u64).collect();
             let knee_of_sweep = |pts: &Points<'_, E>, c: &[(u64, usize)]| pts.knee(c, true);
             let first_sweep: Vec<(u64, usize)> = us
@@ -435,15 +548,15 @@ pub fn scale<E>(
             }
             for round in 0..KNEE_ROUNDS {
                 pts.set_stage(
-                    format!("global knee, round {}", round + 1),
-                    pts.points.len() + per_region,
+                    format!("global knee, round {}{}", round + 1, density.describe()),
+                    pts.points.len() + per_region(density),
                 );
                 let before = focal.clone();
-                let c = pts.curve(&focal, &sizes(&focal), set_size, Some(1u64 << 20))?;
+                let c = pts.curve(&focal, &sizes(&focal, density), set_size, Some(1u64 << 20))?;
                 if let Some(v) = pts.knee(&c, false) {
                     focal.size_mean = Bytes(v);
                 }
-                let c = pts.curve(&focal, &procs, set_procs, Some(1u64))?;
+                let c = pts.curve(&focal, &procs(&focal, density), set_procs, Some(1u64))?;
                 if let Some(v) = pts.knee(&c, false) {
                     focal.process_num = v as u32;
                 }
@@ -471,6 +584,8 @@ pub fn scale<E>(
     let n = focals.len();
     let bounds: Vec<(f64, f64)> = focals.iter().map(|(r, _)| (r.from, r.to)).collect();
     for (k, (r, focal)) in focals.into_iter().enumerate() {
+        // This region's curves and the later regions' curves.
+        let density = Density::densest(afford(), |d| (n - k) * ScalePlan::curves_points(d));
         // The region's own uniqueBytes curve, through its focal vector: the
         // sweep's values over the region and the drops beside it.
         let lo = if k == 0 { f64::MIN } else { bounds[k - 1].1 };
@@ -488,16 +603,19 @@ pub fn scale<E>(
             .collect();
         us.sort_unstable();
         us.dedup();
+        let us = density.thin(&us, Some(focal.unique_bytes.0));
         pts.set_stage(
-            format!("region {} of {n}: four curves", k + 1),
-            pts.points.len() + (n - k) * 30,
+            format!("region {} of {n}: four curves{}", k + 1, density.describe()),
+            pts.points.len() + (n - k) * ScalePlan::curves_points(density),
         );
         // Every curve must pass through the final focal vector: measure the
         // size and process curves around it (known points are reused).
-        let size_curve = pts.curve(&focal, &sizes(&focal), set_size, Some(1u64 << 20))?;
-        let proc_curve = pts.curve(&focal, &procs, set_procs, Some(1u64))?;
-        let read_curve = pts.curve(&focal, &fracs, set_read, None)?;
-        let seq_curve = pts.curve(&focal, &fracs, set_seq, None)?;
+        let size_curve = pts.curve(&focal, &sizes(&focal, density), set_size, Some(1u64 << 20))?;
+        let proc_curve = pts.curve(&focal, &procs(&focal, density), set_procs, Some(1u64))?;
+        // Through the focal fractions (0.5 but for the global knee).
+        let fracs = |v: f64| Density::Full.thin(&density.fracs(), Some(v));
+        let read_curve = pts.curve(&focal, &fracs(focal.read_frac), set_read, None)?;
+        let seq_curve = pts.curve(&focal, &fracs(focal.seq_frac), set_seq, None)?;
         let unique_curve = pts.curve(&focal, &us, |w, v| *w = with_unique(w, v as f64), None)?;
         out_regions.push(ProfileRegion {
             from_unique_bytes: r.from as u64,

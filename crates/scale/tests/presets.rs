@@ -14,6 +14,7 @@ use std::time::Duration;
 use willy::run::{run_sim, RunConfig};
 use willy::sim::SimConfig;
 use willy::workload::Workload;
+use willy_scale::scaler::Focus;
 use willy_scale::sweep::SweepPlan;
 
 /// Virtual time is cheap: warm up until uniqueBytes have moved, measure
@@ -174,6 +175,17 @@ fn scaled_full(
     focus: willy_scale::scaler::Focus,
     run: &RunConfig,
 ) -> willy_scale::scaler::Scaled {
+    scaled_within(name, focus, run, usize::MAX)
+}
+
+/// Scales `name` with a budget of `budget` points: the scaler hears how
+/// many are left.
+fn scaled_within(
+    name: &str,
+    focus: willy_scale::scaler::Focus,
+    run: &RunConfig,
+    budget: usize,
+) -> willy_scale::scaler::Scaled {
     use willy_scale::scaler::{scale, Measured, ScalePlan, Stage};
     let sim = SimConfig::load(name).unwrap();
     let first = Workload::from_json(
@@ -187,14 +199,17 @@ fn scaled_full(
         max_size_mean: 1 << 20,
         focus,
     };
+    let measured = std::cell::Cell::new(0usize);
     let mut measure = |w: &Workload, _: &Stage| {
+        measured.set(measured.get() + 1);
         run_sim(w, run, &sim, false).map(|(m, _)| Measured {
             throughput: m.throughput_bytes_per_sec,
             ci95_rel: m.ci95_rel,
             duration_secs: m.duration_secs,
         })
     };
-    scale(&first, &plan, &mut measure, 1).unwrap()
+    let afford = || budget.saturating_sub(measured.get());
+    scale(&first, &plan, &mut measure, &afford, 1).unwrap()
 }
 
 #[test]
@@ -269,4 +284,52 @@ fn the_global_knee_is_at_75_percent_of_every_curve() {
         }
     }
     assert!(k.cache_sizes_bytes.len() == 1);
+}
+
+/// Every curve of every region passes through the region's focal point.
+fn curves_pass_through_their_focal_points(s: &willy_scale::scaler::Scaled) {
+    for reg in &s.regions {
+        let c = &reg.curves;
+        for (name, c) in [
+            ("sizeMean", &c.size_mean),
+            ("processNum", &c.process_num),
+            ("readFrac", &c.read_frac),
+            ("seqFrac", &c.seq_frac),
+            ("uniqueBytes", &c.unique_bytes),
+        ] {
+            assert!(
+                c.iter().any(|&i| s.points[i].workload == reg.focal),
+                "the {name} curve misses its focal point"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_short_budget_thins_the_curves_and_keeps_the_caches() {
+    // split-cache has three regions. Unlimited, then with a budget of 80%
+    // of the points that took, then with a budget the sweeps alone use up.
+    let full = scaled_full("split-cache", Focus::Middle, &cfg());
+    let n = full.points.len();
+    let short = scaled_within("split-cache", Focus::Middle, &cfg(), n * 8 / 10);
+    let none = scaled_within("split-cache", Focus::Middle, &cfg(), 0);
+    for s in [&full, &short, &none] {
+        assert_eq!(s.regions.len(), 3);
+        assert_eq!(s.cache_sizes_bytes, full.cache_sizes_bytes);
+        curves_pass_through_their_focal_points(s);
+    }
+    assert!(
+        short.points.len() <= n * 8 / 10,
+        "{} points for a budget of {} (full: {n})",
+        short.points.len(),
+        n * 8 / 10
+    );
+    let fracs = |s: &willy_scale::scaler::Scaled| -> Vec<usize> {
+        s.regions.iter().map(|r| r.curves.read_frac.len()).collect()
+    };
+    assert_eq!(fracs(&full), [11, 11, 11]);
+    // Thinned where the budget ran short, full again once it allowed.
+    assert!(fracs(&short).contains(&5), "{:?}", fracs(&short));
+    assert_eq!(fracs(&none), [3, 3, 3]);
+    assert!(none.points.len() < short.points.len());
 }
