@@ -249,6 +249,9 @@ pub fn run(
         _ => None,
     };
 
+    // The shortest measurement: the intervals batch means needs, with a
+    // margin.
+    let floor = cfg.interval * (willy::stats::MIN_BATCHES as u32 + 2);
     let expected = plan.expected_points(bs, None);
     let share = args.budget.as_secs_f64() / expected as f64;
     eprintln!(
@@ -280,11 +283,13 @@ pub fn run(
             })
             .sum();
         eprintln!(
-            "willy: plan: about {expected} points in a budget of {}: about {:.0} s each (warm-up, then measurement of {}-{} s); the sweep writes {} of files in all",
+            "willy: plan: about {expected} points in a budget of {}: about {:.0} s each (a warm-up of {:.0}-{:.0} s, then up to {:.0}-{:.0} s of measurement); the sweep writes {} of files in all",
             fmt_duration(args.budget),
             share,
-            (share / 4.0).clamp(1.0, 5.0).round(),
-            (share / 2.0).max(2.0).round(),
+            share / 4.0,
+            share / 2.0,
+            (share / 2.0).max(floor.as_secs_f64()),
+            (share * 0.75).max(floor.as_secs_f64()),
             Bytes(fills),
         );
         if share < MIN_POINT.as_secs_f64() {
@@ -322,9 +327,6 @@ pub fn run(
         (_, 0) => 0.0,
         (secs, n) => secs / f64::from(n),
     };
-    // The shortest measurement: the intervals batch means needs, with a
-    // margin.
-    let floor = cfg.interval * (willy::stats::MIN_BATCHES as u32 + 2);
     // How many more points the budget affords, each at least MIN_POINT
     // (or the user's fixed warm-up and measurement), with the overhead
     // seen so far. A point squeezed to MIN_POINT still measures for
@@ -469,7 +471,17 @@ pub fn run(
     let sizes: Vec<String> = profile
         .caches
         .iter()
-        .map(|c| format!("{} (seen by {})", Bytes(c.size_bytes), c.probe))
+        .map(|c| {
+            let cpu = willy_predict::report::within_cpu_cache(&profile, c.size_bytes)
+                .map(|l| {
+                    format!(
+                        "; no larger than the CPU's {} cache: maybe the CPU's",
+                        Bytes(l)
+                    )
+                })
+                .unwrap_or_default();
+            format!("{} (seen by {}{cpu})", Bytes(c.size_bytes), c.probe)
+        })
         .collect();
     println!(
         "caches     {}",

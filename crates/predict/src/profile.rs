@@ -227,7 +227,7 @@ pub fn schema() -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use willy::units::Bytes;
 
@@ -243,7 +243,7 @@ mod tests {
         }
     }
 
-    fn sample() -> Profile {
+    pub(crate) fn sample() -> Profile {
         let point = |u| ProfilePoint {
             workload: focal(u),
             throughput_bytes_per_sec: 1e8,
@@ -283,6 +283,17 @@ mod tests {
             cache_sizes_bytes: vec![],
             caches: vec![],
         }
+    }
+
+    #[test]
+    fn a_profile_without_the_cpu_cache_still_reads() {
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["system"]
+            .as_object_mut()
+            .unwrap()
+            .remove("cpu_cache_bytes");
+        let p = Profile::from_json(&v.to_string()).unwrap();
+        assert_eq!(p.system.cpu_cache_bytes, None);
     }
 
     #[test]

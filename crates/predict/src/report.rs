@@ -26,6 +26,13 @@ fn mbs(t: f64) -> String {
     format!("{:.1} MB/s", t / 1e6)
 }
 
+/// The CPU's largest cache, if a cache of `size` bytes is no larger: such
+/// a drop may come from the CPU's caches (memory copies slowing as the
+/// working set leaves L2 or L3) rather than from a file cache.
+pub fn within_cpu_cache(p: &Profile, size: u64) -> Option<u64> {
+    p.system.cpu_cache_bytes.filter(|&l| size <= l)
+}
+
 /// What a reader should take away, in plain sentences.
 pub fn findings(p: &Profile) -> Vec<String> {
     let mut out = Vec::new();
@@ -49,7 +56,13 @@ pub fn findings(p: &Profile) -> Vec<String> {
         });
     } else {
         for c in &p.caches {
-            out.push(if c.probe == "reads" {
+            let cpu = within_cpu_cache(p, c.size_bytes).map(|l| {
+                format!(
+                    " It is no larger than the CPU's largest cache ({}), so it may be the CPU's caches rather than a file cache.",
+                    Bytes(l)
+                )
+            });
+            let what = if c.probe == "reads" {
                 format!(
                     "The effective cache is about {}: random reads start to miss at uniqueBytes {}.",
                     Bytes(c.size_bytes),
@@ -61,7 +74,8 @@ pub fn findings(p: &Profile) -> Vec<String> {
                     Bytes(c.centre_unique_bytes),
                     Bytes(c.size_bytes)
                 )
-            });
+            };
+            out.push(what + &cpu.unwrap_or_default());
         }
     }
     for (k, r) in p.regions.iter().enumerate() {
@@ -212,4 +226,31 @@ pub fn html(p: &Profile, figures: &[Figure], validation: Option<&ValidationRepor
     }
     h += "</table>\n</body></html>\n";
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::CacheFound;
+
+    #[test]
+    fn a_cache_within_the_cpu_cache_is_flagged() {
+        let mut p = crate::profile::tests::sample();
+        p.system.cpu_cache_bytes = Some(32 << 20);
+        let cache = |size: u64, probe: &str| CacheFound {
+            size_bytes: size,
+            probe: probe.into(),
+            onset_unique_bytes: size,
+            centre_unique_bytes: 2 * size,
+        };
+        p.caches = vec![cache(8 << 20, "reads"), cache(900 << 20, "reads")];
+        p.cache_sizes_bytes = vec![8 << 20, 900 << 20];
+        let f = findings(&p);
+        assert!(f[0].contains("may be the CPU's caches"), "{}", f[0]);
+        assert!(f[0].contains("32 MiB"), "{}", f[0]);
+        assert!(!f[1].contains("CPU"), "{}", f[1]);
+        // Unknown CPU cache: no such remark.
+        p.system.cpu_cache_bytes = None;
+        assert!(findings(&p).iter().all(|s| !s.contains("CPU")));
+    }
 }

@@ -25,6 +25,11 @@ pub struct SystemInfo {
     pub device_model: Option<String>,
     /// Whether the kernel calls it rotational.
     pub rotational: Option<bool>,
+    /// The largest CPU cache of CPU 0 (usually L3), bytes, where the kernel
+    /// shows it. A "cache" found near or below it may be the CPU's rather
+    /// than the file cache.
+    #[serde(default)]
+    pub cpu_cache_bytes: Option<u64>,
     /// willy's version.
     pub willy_version: String,
 }
@@ -56,6 +61,7 @@ impl SystemInfo {
             memory_bytes: mem_total(),
             filesystem: if is_dev { None } else { fs_type(path) },
             rotational: read("queue/rotational").map(|r| r == "1"),
+            cpu_cache_bytes: cpu_cache(Path::new("/sys/devices/system/cpu/cpu0/cache")),
             device_model: model,
             device: disk,
             willy_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -79,6 +85,7 @@ impl SystemInfo {
                 sim.storage,
                 crate::sim::config::StorageConfig::Ssd { .. }
             )),
+            cpu_cache_bytes: None,
             willy_version: env!("CARGO_PKG_VERSION").to_string(),
         }
     }
@@ -104,6 +111,32 @@ fn uname_field(f: impl Fn(&libc::utsname) -> &[libc::c_char; 65]) -> String {
         .map(|&c| c as u8)
         .collect();
     String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The largest data or unified cache under `dir` (sysfs `index*/size`,
+/// e.g. "32768K").
+fn cpu_cache(dir: &Path) -> Option<u64> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("index"))
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("type")).is_ok_and(|t| t.trim() != "Instruction")
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path().join("size")).ok())
+        .filter_map(|s| parse_cache_size(s.trim()))
+        .max()
+}
+
+/// "32768K" -> 33554432; "2M" -> 2097152; a plain number is bytes.
+fn parse_cache_size(s: &str) -> Option<u64> {
+    let (num, mult) = match s.as_bytes().last()? {
+        b'K' => (&s[..s.len() - 1], 1 << 10),
+        b'M' => (&s[..s.len() - 1], 1 << 20),
+        b'G' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.parse::<u64>().ok()?.checked_mul(mult)
 }
 
 fn mem_total() -> u64 {
@@ -171,5 +204,30 @@ mod tests {
         assert!(s.memory_bytes > 0);
         assert!(s.cpus >= 1);
         assert!(s.filesystem.is_some());
+    }
+
+    #[test]
+    fn the_largest_data_cache_is_found() {
+        assert_eq!(parse_cache_size("32768K"), Some(32 << 20));
+        assert_eq!(parse_cache_size("2M"), Some(2 << 20));
+        assert_eq!(parse_cache_size("512"), Some(512));
+        assert_eq!(parse_cache_size("big"), None);
+        assert_eq!(parse_cache_size(""), None);
+        // A sysfs-like tree: the 64 MiB instruction cache does not count.
+        let dir = tempfile::tempdir().unwrap();
+        for (i, ty, size) in [
+            (0, "Data", "32K"),
+            (1, "Instruction", "65536K"),
+            (2, "Unified", "1024K"),
+            (3, "Unified", "16384K"),
+        ] {
+            let d = dir.path().join(format!("index{i}"));
+            std::fs::create_dir(&d).unwrap();
+            std::fs::write(d.join("type"), format!("{ty}\n")).unwrap();
+            std::fs::write(d.join("size"), format!("{size}\n")).unwrap();
+        }
+        std::fs::write(dir.path().join("uevent"), "").unwrap();
+        assert_eq!(cpu_cache(dir.path()), Some(16 << 20));
+        assert_eq!(cpu_cache(&dir.path().join("missing")), None);
     }
 }
