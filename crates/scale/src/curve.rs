@@ -8,8 +8,10 @@
 //! - a **drop** is a maximal run of consecutive segments each steeper than
 //!   [`STEEP_SLOPE`] (throughput falling faster than `U^-0.5`), whose ends
 //!   differ by at least [`MIN_DROP`] (a factor of 1.25, Chen's 75% knee);
-//!   Two steep runs separated by a single segment are one drop: one point
-//!   off the trend in the middle of a fall is noise, not a plateau. Each
+//!   Two steep runs separated by a single segment, or by a stretch spanning
+//!   less than [`MIN_PLATEAU`] (2x) of uniqueBytes, are one drop: one point
+//!   off the trend in the middle of a fall is noise, and a fall that slows
+//!   for a point or two is still one fall, not a plateau. Each
 //!   plateau needs at least two points (a fall from the first point or to
 //!   the last gives its end segment to the plateau), and the plateaus' medians, not only the run's ends,
 //!   must differ by [`MIN_DROP`] (a noisy dip that comes back is none);
@@ -26,6 +28,10 @@ pub const STEEP_SLOPE: f64 = -0.5;
 /// A drop must lose at least this factor of throughput, between the
 /// plateaus on either side (their medians), not only between its ends.
 pub const MIN_DROP: f64 = 1.25;
+/// A plateau between two steep runs must span at least this factor of
+/// uniqueBytes; a shorter one is a fall that slows for a point or two (as
+/// Linux's does past its file cache), and the two runs are one drop.
+pub const MIN_PLATEAU: f64 = 2.0;
 /// The share of the work served at the higher level that marks a drop's
 /// onset: where the first 2% of requests miss.
 pub const ONSET_H: f64 = 0.98;
@@ -94,10 +100,16 @@ pub fn drops(pts: &[Point]) -> Vec<Drop> {
             i += 1;
         }
         let end = i;
-        // One segment between two steep runs is no plateau (a noisy point
-        // in the middle of a fall): the runs are one drop.
+        // One segment, or a stretch narrower than MIN_PLATEAU, between two
+        // steep runs is no plateau (a noisy point in the middle of a fall,
+        // or a fall that slows): the runs are one drop.
         match runs.last_mut() {
-            Some(prev) if prev.1 + 1 == start => prev.1 = end,
+            Some(prev)
+                if prev.1 + 1 == start
+                    || pts[start].unique_bytes / pts[prev.1].unique_bytes < MIN_PLATEAU =>
+            {
+                prev.1 = end
+            }
             _ => runs.push((start, end)),
         }
     }
@@ -291,6 +303,63 @@ mod tests {
         let d = drops(&pts);
         assert_eq!(d.len(), 1, "{d:?}");
         assert_eq!(regions(&pts, &d).len(), 2);
+    }
+
+    #[test]
+    fn a_fall_that_slows_is_one_drop() {
+        // The read probe of a 20-minute run under a 1 GiB cgroup
+        // (docs/PERFORMANCE.md): the fall past the file cache pauses at
+        // 1.8-2.1 GiB (186, 185, 177 MB/s) and goes on to 128 MB/s. That is
+        // one drop, not a second cache of 2.27 GiB. The dip at 3-4 MiB (the
+        // CPU's caches) stays a drop of its own.
+        let data = [
+            (1048576.0, 5084693845.0),
+            (1626112.0, 5609735509.0),
+            (2514944.0, 5810869043.0),
+            (3133440.0, 5970375475.0),
+            (3493888.0, 5527851827.0),
+            (3899392.0, 4393430220.0),
+            (6041600.0, 5402319530.0),
+            (9359360.0, 4421129557.0),
+            (14499840.0, 4396583594.0),
+            (22462464.0, 3856773120.0),
+            (34799616.0, 3443098965.0),
+            (53915648.0, 3124677836.0),
+            (83529728.0, 3289571328.0),
+            (129409024.0, 3700663910.0),
+            (200486912.0, 3253861034.0),
+            (310607872.0, 2837646540.0),
+            (481214464.0, 2981074261.0),
+            (745525248.0, 3315896692.0),
+            (927948800.0, 3377591091.0),
+            (1035276288.0, 3087193925.0),
+            (1155014656.0, 616921770.0),
+            (1288601600.0, 421512533.0),
+            (1437638656.0, 320918323.0),
+            (1603911680.0, 249819136.0),
+            (1789415424.0, 186414421.0),
+            (1996378112.0, 184613546.0),
+            (2227273728.0, 177416874.0),
+            (2484875264.0, 158777344.0),
+            (2772271104.0, 127885312.0),
+            (4294967296.0, 128562517.0),
+        ];
+        let pts: Vec<Point> = data
+            .iter()
+            .map(|&(u, t)| Point {
+                unique_bytes: u,
+                throughput: t,
+            })
+            .collect();
+        let d = drops(&pts);
+        assert_eq!(d.len(), 2, "{d:?}");
+        let last = d[1];
+        assert!(
+            (7e8..1.1e9).contains(&pts[last.start].unique_bytes),
+            "{d:?}"
+        );
+        assert_eq!(pts[last.end].unique_bytes, 2772271104.0);
+        assert!(d[0].onset < 4e6, "{d:?}");
     }
 
     #[test]
