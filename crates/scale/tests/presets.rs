@@ -232,18 +232,8 @@ fn curves_show_how_the_presets_are_built() {
         for reg in &s.regions {
             let u = reg.focal.unique_bytes.0;
             assert!(u >= reg.from_unique_bytes && u <= reg.to_unique_bytes + (1 << 20));
-            for c in [
-                &reg.curves.size_mean,
-                &reg.curves.read_frac,
-                &reg.curves.seq_frac,
-                &reg.curves.process_num,
-            ] {
-                assert!(
-                    c.iter().any(|&i| s.points[i].workload == reg.focal),
-                    "a curve misses its focal point"
-                );
-            }
         }
+        curves_pass_through_their_focal_points(s);
     }
     // Raw disk: one region; sequential requests are faster than random ones.
     let raw = scaled("raw-disk");
