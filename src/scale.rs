@@ -336,12 +336,16 @@ pub fn run(
         .max(floor + MIN_POINT / 2)
         .max(args.max_time.unwrap_or_default() + args.warmup_max.unwrap_or_default())
         .as_secs_f64();
+    // Plan on 95% of the time left: the estimate of points still to come
+    // is refined as regions appear, and a run that meets it exactly would
+    // otherwise end a little late (the 30-minute run of
+    // docs/PERFORMANCE.md took 30 m 28 s).
+    let time_left = || 0.95 * budget.saturating_sub(started.elapsed()).as_secs_f64();
     let afford = || -> usize {
         if !real {
             return usize::MAX;
         }
-        let left = 0.95 * budget.saturating_sub(started.elapsed()).as_secs_f64();
-        (left / (point_cost + mean_overhead())) as usize
+        (time_left() / (point_cost + mean_overhead())) as usize
     };
     let mut measure = |w: &Workload, stage: &Stage| -> Result<Measured, Error> {
         if interrupt.load(Ordering::Relaxed) {
@@ -363,15 +367,10 @@ pub fn run(
                 }
                 let (_, _, target) = held.as_ref().expect("just opened");
                 // Share the time left between the points still expected.
-                // Plan on 95% of what is left: the estimate of points still
-                // to come is refined as regions appear, and a run that
-                // meets it exactly would otherwise end a little late (the
-                // 30-minute run of docs/PERFORMANCE.md took 30 m 28 s).
                 // The points still to come will cost the overhead seen so
                 // far as well (file creation is counted for this point).
                 let points_left = stage.expected_points.saturating_sub(n).max(1);
-                let left = 0.95 * budget.saturating_sub(started.elapsed()).as_secs_f64()
-                    - mean_overhead() * (points_left - 1) as f64;
+                let left = time_left() - mean_overhead() * (points_left - 1) as f64;
                 // No floor but a second: the budget holds, and the
                 // measurement still gets the intervals batch means needs
                 // (below), so a point takes at least about 3 s.

@@ -120,11 +120,10 @@ pub struct ScalePlan {
 /// and thins them when it does not (a run that finds more regions than it
 /// planned for would otherwise overrun its budget). Every curve keeps its
 /// ends and its focal point at every density.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Density {
     /// sizeMean and processNum doubling, readFrac and seqFrac in steps of
     /// 0.1, every sweep value of uniqueBytes over the region.
-    #[default]
     Full,
     /// Every other value: steps of 4x, of 0.25, every other uniqueBytes.
     Half,
@@ -204,13 +203,8 @@ impl ScalePlan {
     /// About how many points one region's curves take for requests of
     /// `block` bytes: sizeMean and processNum (each about half again for
     /// the iteration), readFrac and seqFrac (11 each, sharing the focal
-    /// point) and the region's uniqueBytes curve.
-    pub fn points_per_region(&self, block: u64) -> usize {
-        self.points_per_region_at(block, Density::Full)
-    }
-
-    /// The same at density `d`.
-    pub fn points_per_region_at(&self, block: u64, d: Density) -> usize {
+    /// point) and the region's uniqueBytes curve, at density `d`.
+    pub fn points_per_region(&self, block: u64, d: Density) -> usize {
         let log2 = |x: u64| (64 - x.max(1).leading_zeros()) as usize;
         let sizes = log2(self.max_size_mean.max(1 << 20) / block.max(1));
         let procs = log2(u64::from(self.max_process_num.max(1)));
@@ -238,9 +232,11 @@ impl ScalePlan {
         // half the refinement had predicted 168).
         let sweep = 3 * (self.unique.points + self.unique.refine);
         match self.focus {
-            Focus::Middle => sweep + regions.unwrap_or(3) * self.points_per_region(block),
+            Focus::Middle => {
+                sweep + regions.unwrap_or(3) * self.points_per_region(block, Density::Full)
+            }
             // Rounds after the first mostly reuse points.
-            Focus::Knee => sweep + 2 * self.points_per_region(block),
+            Focus::Knee => sweep + 2 * self.points_per_region(block, Density::Full),
         }
     }
 }
@@ -485,7 +481,7 @@ pub fn scale<E>(
         curve.last().map_or(0.0, |p| p.unique_bytes),
         &spans,
     );
-    let per_region = |d: Density| plan.points_per_region_at(bs, d);
+    let per_region = |d: Density| plan.points_per_region(bs, d);
     let mut out_regions = Vec::new();
     let mut focals: Vec<(crate::curve::Region, Workload)> = Vec::new();
     match plan.focus {
