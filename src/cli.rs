@@ -165,6 +165,12 @@ pub enum SchemaDoc {
     Run,
     /// The profile `willy run --scale` writes.
     Profile,
+    /// The document `willy validate --json` writes.
+    Validation,
+    /// The document `willy predict --json` writes.
+    Predictions,
+    /// The document `willy compare --json` writes.
+    Comparison,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -65,7 +65,14 @@ fn main() -> ExitCode {
         Command::Schema { document } => {
             match document {
                 cli::SchemaDoc::Run => print!("{}", willy::report::schema()),
-                cli::SchemaDoc::Profile => print!("{}", willy_predict::profile::schema()),
+                cli::SchemaDoc::Profile => print!("{}", willy::doc::profile::schema()),
+                cli::SchemaDoc::Validation => print!("{}", willy::doc::validation::schema()),
+                cli::SchemaDoc::Predictions => {
+                    print!("{}", willy::doc::prediction::predictions_schema())
+                }
+                cli::SchemaDoc::Comparison => {
+                    print!("{}", willy::doc::prediction::comparison_schema())
+                }
             }
             Ok(())
         }

@@ -350,11 +350,15 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
             }
         })
         .collect();
-    let report = ValidationReport::new(
-        args.profile.display().to_string(),
-        profile.points.len(),
-        target,
-        args.seed,
+    let report = willy_predict::validate::report(
+        willy_predict::validate::Setup {
+            profile: args.profile.display().to_string(),
+            profile_points: profile.points.len(),
+            target,
+            engine: cfg.engine,
+            direct: false,
+            seed: args.seed,
+        },
         points,
         baseline.as_ref().map(|(_, n, l)| (*l, *n)),
     );
@@ -421,12 +425,7 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
 fn load_validation(p: &Path) -> Result<ValidationReport, Error> {
     let text = std::fs::read_to_string(p)
         .map_err(|e| Error::Usage(format!("cannot read {}: {e}", p.display())))?;
-    serde_json::from_str(&text).map_err(|e| {
-        Error::Usage(format!(
-            "{} is not a `willy validate --json` result: {e}",
-            p.display()
-        ))
-    })
+    ValidationReport::from_json(&text).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))
 }
 
 fn figures(

@@ -445,6 +445,7 @@ pub fn run(
             None
         },
         engine: cfg.engine,
+        direct: args.direct,
         seed: cfg.seed,
         ranges: scaled.ranges,
         points: scaled.points,

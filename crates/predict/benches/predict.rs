@@ -10,11 +10,17 @@ use willy_predict::predict::Predictor;
 use willy_predict::profile::Profile;
 use willy_predict::validate::{random_workloads, ValidationReport};
 
-const PROFILE: &str = include_str!("../../../docs/figures/sim-sparc1990/profile.json");
-const VALIDATION: &str = include_str!("../../../docs/figures/sim-sparc1990/validation.json");
+/// Read at run time: the documents live outside this crate.
+fn doc(name: &str) -> String {
+    let p = format!(
+        "{}/../../docs/figures/sim-sparc1990/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
 
 fn bench(c: &mut Criterion) {
-    let p = Profile::from_json(PROFILE).expect("the checked-in profile parses");
+    let p = Profile::from_json(&doc("profile.json")).expect("the checked-in profile parses");
     let pred = Predictor::new(&p).expect("usable");
     let ws = random_workloads(&p.ranges, 1000, 1, 4096);
     let mut g = c.benchmark_group("predict");
@@ -27,7 +33,7 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
-    let v: ValidationReport = serde_json::from_str(VALIDATION).expect("parses");
+    let v: ValidationReport = serde_json::from_str(&doc("validation.json")).expect("parses");
     let mut g = c.benchmark_group("plot");
     g.sample_size(20);
     g.bench_function("every figure of a profile and its validation", |b| {

@@ -12,9 +12,8 @@
 //! processNum are not scaled: they describe the application, not the
 //! machine.
 
-use crate::predict::{Prediction, Predictor};
+use crate::predict::Predictor;
 use crate::profile::Profile;
-use serde::Serialize;
 use willy::units::Bytes;
 use willy::workload::Workload;
 
@@ -67,20 +66,7 @@ pub fn standard_workloads(factor: f64, block: u64) -> Vec<(String, Workload)> {
         .collect()
 }
 
-/// One workload on both systems.
-#[derive(Clone, Debug, Serialize)]
-pub struct Compared {
-    /// The workload's name.
-    pub name: String,
-    /// The workload.
-    pub workload: Workload,
-    /// Prediction on the first profile.
-    pub a: Prediction,
-    /// Prediction on the second profile.
-    pub b: Prediction,
-    /// `a / b` predicted throughput.
-    pub ratio: f64,
-}
+pub use willy::doc::prediction::Compared;
 
 /// Predicts each workload on both profiles.
 pub fn compare(a: &Predictor, b: &Predictor, workloads: &[(String, Workload)]) -> Vec<Compared> {

@@ -1,6 +1,7 @@
 //! The profile format and predicted performance (Chen 1992, chapter 5).
 //!
-//! - [`profile`]: the versioned document a self-scaling run writes;
+//! - [`profile`]: the versioned document a self-scaling run writes (it
+//!   lives in `willy::doc`, below this crate and willy-scale);
 //! - [`predict`]: throughput of any workload as a product of
 //!   single-parameter functions (section 5.2, Appendix B);
 //! - [`validate`]: random workloads, error statistics and the orthogonal
@@ -12,7 +13,7 @@
 pub mod compare;
 pub mod plot;
 pub mod predict;
-pub mod profile;
+pub use willy::doc::profile;
 pub mod report;
 pub mod validate;
 

@@ -165,22 +165,7 @@ const REGION_PARAMS: [Param; 4] = [
     Param::ProcessNum,
 ];
 
-/// A prediction and how far to trust it.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Prediction {
-    /// Predicted throughput, bytes per second.
-    pub predicted_throughput_bytes_per_sec: f64,
-    /// Predicted requests per second (throughput / sizeMean).
-    pub predicted_iops: f64,
-    /// Mean response time by Little's law, seconds.
-    pub predicted_mean_response_secs: f64,
-    /// The region whose curves were used.
-    pub region: usize,
-    /// Parameters outside their curve's measured range (clamped).
-    pub extrapolated: Vec<&'static str>,
-    /// uniqueBytes is in or near the drop between two regions.
-    pub near_border: bool,
-}
+pub use willy::doc::prediction::Prediction;
 
 /// Why a workload cannot be predicted.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -206,7 +191,12 @@ impl Predictor {
     /// in each region four non-empty curves of positive throughputs.
     pub fn new(p: &Profile) -> Result<Predictor, PredictError> {
         p.validate()?;
-        let bad = |m: String| PredictError::Profile(ProfileError::Invalid(m));
+        let bad = |msg: String| {
+            PredictError::Profile(ProfileError::Invalid {
+                what: "profile",
+                msg,
+            })
+        };
         let tp = |i: usize| p.points[i].throughput_bytes_per_sec;
         let positive = |what: &str, idx: &[usize]| -> Result<(), PredictError> {
             if idx.is_empty() {
@@ -327,14 +317,14 @@ impl Predictor {
         // Outside the profile's uniqueBytes range is extrapolation; outside
         // only the region's own curve is the flat end of its region.
         if self.unique.at(u).1 {
-            extrapolated.push(Param::UniqueBytes.name());
+            extrapolated.push(Param::UniqueBytes.name().to_string());
         }
         let uc = r.unique.as_ref().unwrap_or(&self.unique);
         let mut factor = uc.at(u).0 / uc.at(r.focal.unique_bytes.0 as f64).0;
         for (param, c) in REGION_PARAMS.iter().zip(&r.curves) {
             let (t, out) = c.at(param.of(w));
             if out {
-                extrapolated.push(param.name());
+                extrapolated.push(param.name().to_string());
             }
             factor *= t / c.at(param.of(&r.focal)).0;
         }

@@ -62,7 +62,7 @@ pub fn findings(p: &Profile) -> Vec<String> {
                     Bytes(l)
                 )
             });
-            let what = if c.probe == "reads" {
+            let what = if c.probe == crate::profile::Probe::Reads {
                 format!(
                     "The effective cache is about {}: random reads start to miss at uniqueBytes {}.",
                     Bytes(c.size_bytes),
@@ -235,15 +235,18 @@ mod tests {
 
     #[test]
     fn a_cache_within_the_cpu_cache_is_flagged() {
-        let mut p = crate::profile::tests::sample();
+        let mut p = crate::profile::sample();
         p.system.cpu_cache_bytes = Some(32 << 20);
-        let cache = |size: u64, probe: &str| CacheFound {
+        let cache = |size: u64, probe: crate::profile::Probe| CacheFound {
             size_bytes: size,
-            probe: probe.into(),
+            probe,
             onset_unique_bytes: size,
             centre_unique_bytes: 2 * size,
         };
-        p.caches = vec![cache(8 << 20, "reads"), cache(900 << 20, "reads")];
+        p.caches = vec![
+            cache(8 << 20, crate::profile::Probe::Reads),
+            cache(900 << 20, crate::profile::Probe::Reads),
+        ];
         p.cache_sizes_bytes = vec![8 << 20, 900 << 20];
         let f = findings(&p);
         assert!(f[0].contains("may be the CPU's caches"), "{}", f[0]);

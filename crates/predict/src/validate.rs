@@ -16,7 +16,11 @@ use crate::predict::Param;
 use crate::profile::Ranges;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::{Deserialize, Serialize};
+pub use willy::doc::validation::{
+    BaselineResult, Bin, CdfPoint, ParamErrors, ValidatedPoint, ValidationReport,
+    VALIDATION_SCHEMA_VERSION,
+};
+use willy::engine::EngineKind;
 use willy::units::Bytes;
 use willy::workload::Workload;
 
@@ -98,16 +102,6 @@ pub fn bootstrap_median_ci(v: &[f64], level: f64, seed: u64) -> [f64; 2] {
     [q((1.0 - level) / 2.0), q((1.0 + level) / 2.0)]
 }
 
-/// One point of the error CDF: this fraction of workloads had at most this
-/// error.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CdfPoint {
-    /// Relative error.
-    pub error: f64,
-    /// Fraction of workloads with at most this error.
-    pub fraction: f64,
-}
-
 /// The empirical CDF of `errors`, one point per workload.
 pub fn cdf(errors: &[f64]) -> Vec<CdfPoint> {
     let mut s = errors.to_vec();
@@ -120,28 +114,6 @@ pub fn cdf(errors: &[f64]) -> Vec<CdfPoint> {
             fraction: (i + 1) as f64 / n,
         })
         .collect()
-}
-
-/// Median error of the workloads whose parameter falls in `[from, to)`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Bin {
-    /// Lower edge.
-    pub from: f64,
-    /// Upper edge (the last bin includes it).
-    pub to: f64,
-    /// Workloads in the bin.
-    pub count: usize,
-    /// Their median error (null when empty).
-    pub median_abs_error: Option<f64>,
-}
-
-/// The error against one parameter (Chen Fig. 5.4).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ParamErrors {
-    /// The parameter's name.
-    pub param: String,
-    /// Equal-width bins (in the logarithm for sizes and processNum).
-    pub bins: Vec<Bin>,
 }
 
 /// Errors binned against each parameter, `bins` bins each.
@@ -348,141 +320,75 @@ impl Orthogonal {
     }
 }
 
-/// One validated workload.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ValidatedPoint {
-    /// The workload.
-    pub workload: Workload,
-    /// Throughput measured, bytes per second.
-    pub measured_bytes_per_sec: f64,
-    /// Throughput measured again (the next seed), bytes per second.
-    pub repeat_bytes_per_sec: f64,
-    /// Throughput predicted from the profile, bytes per second.
-    pub predicted_bytes_per_sec: f64,
-    /// `|predicted - measured| / measured`.
-    pub error: f64,
-    /// `|repeat - measured| / measured`.
-    pub repeat_error: f64,
-    /// The baseline's prediction, if one was run.
-    pub baseline_predicted_bytes_per_sec: Option<f64>,
-    /// The region used.
-    pub region: usize,
-    /// Parameters outside their curve (clamped).
-    pub extrapolated: Vec<String>,
-    /// uniqueBytes in or near a drop between regions.
-    pub near_border: bool,
-}
-
-/// A baseline's result beside the model's.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BaselineResult {
-    /// `"orthogonal"`.
-    pub kind: String,
-    /// Values per parameter (uniqueBytes, sizeMean, readFrac, seqFrac,
-    /// processNum) before duplicates are merged.
-    pub levels: [usize; 5],
-    /// Workloads the baseline measured.
-    pub points: usize,
-    /// Its median absolute relative error.
-    pub median_abs_error: f64,
-    /// 90% bootstrap interval of that median.
-    pub median_abs_error_ci90: [f64; 2],
-}
-
-/// What `willy validate --json` writes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ValidationReport {
-    /// Always `"willy-validation"`.
-    pub kind: String,
-    /// [`VALIDATION_SCHEMA_VERSION`].
-    pub schema_version: u32,
+/// How the validated workloads were measured: where, with which engine,
+/// with O_DIRECT or not.
+#[derive(Clone, Debug)]
+pub struct Setup {
     /// The profile's path.
     pub profile: String,
     /// Points the profile measured.
     pub profile_points: usize,
     /// Where the workloads were measured.
     pub target: String,
-    /// Seed of the workloads (and of the first measurement).
+    /// The engine.
+    pub engine: EngineKind,
+    /// O_DIRECT or not.
+    pub direct: bool,
+    /// Seed of the workloads.
     pub seed: u64,
-    /// Median absolute relative error of the predictions.
-    pub median_abs_error: f64,
-    /// 90% bootstrap confidence interval of that median.
-    pub median_abs_error_ci90: [f64; 2],
-    /// Median relative difference between two measurements of the same
-    /// workloads (Chen Table 5.1, third column).
-    pub repeatability_error: f64,
-    /// Predictions flagged as extrapolated.
-    pub extrapolated: usize,
-    /// Predictions flagged near a region border.
-    pub near_border: usize,
-    /// Median error of predictions near a border (null if none).
-    pub near_border_median_abs_error: Option<f64>,
-    /// The error CDF.
-    pub error_cdf: Vec<CdfPoint>,
-    /// The error against each parameter (Fig. 5.4).
-    pub error_by_param: Vec<ParamErrors>,
-    /// The baseline, if run.
-    pub baseline: Option<BaselineResult>,
-    /// Every workload.
-    pub points: Vec<ValidatedPoint>,
 }
 
-/// Version of [`ValidationReport`].
-pub const VALIDATION_SCHEMA_VERSION: u32 = 1;
-
-impl ValidationReport {
-    /// The statistics of `points`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        profile: String,
-        profile_points: usize,
-        target: String,
-        seed: u64,
-        points: Vec<ValidatedPoint>,
-        baseline: Option<([usize; 5], usize)>,
-    ) -> ValidationReport {
-        let errors: Vec<f64> = points.iter().map(|p| p.error).collect();
-        let repeat: Vec<f64> = points.iter().map(|p| p.repeat_error).collect();
-        let ws: Vec<Workload> = points.iter().map(|p| p.workload.clone()).collect();
-        let border: Vec<f64> = points
+/// The validation document: the statistics of `points`, with the baseline's
+/// (levels, points measured) when one was run.
+pub fn report(
+    setup: Setup,
+    points: Vec<ValidatedPoint>,
+    baseline: Option<([usize; 5], usize)>,
+) -> ValidationReport {
+    let errors: Vec<f64> = points.iter().map(|p| p.error).collect();
+    let repeat: Vec<f64> = points.iter().map(|p| p.repeat_error).collect();
+    let ws: Vec<Workload> = points.iter().map(|p| p.workload.clone()).collect();
+    let border: Vec<f64> = points
+        .iter()
+        .filter(|p| p.near_border)
+        .map(|p| p.error)
+        .collect();
+    let seed = setup.seed;
+    let baseline = baseline.map(|(levels, n)| {
+        let e: Vec<f64> = points
             .iter()
-            .filter(|p| p.near_border)
-            .map(|p| p.error)
+            .filter_map(|p| {
+                p.baseline_predicted_bytes_per_sec
+                    .map(|b| rel_error(b, p.measured_bytes_per_sec))
+            })
             .collect();
-        let baseline = baseline.map(|(levels, n)| {
-            let e: Vec<f64> = points
-                .iter()
-                .filter_map(|p| {
-                    p.baseline_predicted_bytes_per_sec
-                        .map(|b| rel_error(b, p.measured_bytes_per_sec))
-                })
-                .collect();
-            BaselineResult {
-                kind: "orthogonal".into(),
-                levels,
-                points: n,
-                median_abs_error: median(&e),
-                median_abs_error_ci90: bootstrap_median_ci(&e, 0.9, seed),
-            }
-        });
-        ValidationReport {
-            kind: "willy-validation".into(),
-            schema_version: VALIDATION_SCHEMA_VERSION,
-            profile,
-            profile_points,
-            target,
-            seed,
-            median_abs_error: median(&errors),
-            median_abs_error_ci90: bootstrap_median_ci(&errors, 0.9, seed),
-            repeatability_error: median(&repeat),
-            extrapolated: points.iter().filter(|p| !p.extrapolated.is_empty()).count(),
-            near_border: border.len(),
-            near_border_median_abs_error: (!border.is_empty()).then(|| median(&border)),
-            error_cdf: cdf(&errors),
-            error_by_param: by_param(&ws, &errors, 5),
-            baseline,
-            points,
+        BaselineResult {
+            kind: "orthogonal".into(),
+            levels,
+            points: n,
+            median_abs_error: median(&e),
+            median_abs_error_ci90: bootstrap_median_ci(&e, 0.9, seed),
         }
+    });
+    ValidationReport {
+        kind: "willy-validation".into(),
+        schema_version: VALIDATION_SCHEMA_VERSION,
+        profile: setup.profile,
+        profile_points: setup.profile_points,
+        target: setup.target,
+        engine: Some(setup.engine),
+        direct: Some(setup.direct),
+        seed,
+        median_abs_error: median(&errors),
+        median_abs_error_ci90: bootstrap_median_ci(&errors, 0.9, seed),
+        repeatability_error: median(&repeat),
+        extrapolated: points.iter().filter(|p| !p.extrapolated.is_empty()).count(),
+        near_border: border.len(),
+        near_border_median_abs_error: (!border.is_empty()).then(|| median(&border)),
+        error_cdf: cdf(&errors),
+        error_by_param: by_param(&ws, &errors, 5),
+        baseline,
+        points,
     }
 }
 

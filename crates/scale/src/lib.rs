@@ -13,5 +13,3 @@ pub mod curve;
 pub mod infer;
 pub mod scaler;
 pub mod sweep;
-
-pub use willy_predict;

@@ -40,9 +40,9 @@ use crate::curve::{drops, regions_between, Point, ONSET_H};
 use crate::infer::cache_size;
 use crate::sweep::{sweep, with_unique, SweepPlan};
 use std::collections::HashMap;
+use willy::doc::profile::{CacheFound, Curves, Probe, ProfilePoint, ProfileRegion, Ranges};
 use willy::units::Bytes;
 use willy::workload::Workload;
-use willy_predict::profile::{CacheFound, Curves, ProfilePoint, ProfileRegion, Ranges};
 
 /// A curve goes on growing while a step improves throughput by this factor.
 pub const IMPROVES: f64 = 1.05;
@@ -69,7 +69,7 @@ pub struct Measured {
 /// serves half its requests at the drop's centre (h = 1/2): dirty pages are
 /// cleaned by age, not replaced by recency, and the centre is where the
 /// simulated write limit's size is found (the onset puts it 20% low).
-pub const PROBES: [(f64, &str); 2] = [(1.0, "reads"), (0.0, "writes")];
+pub const PROBES: [Probe; 2] = Probe::ALL;
 /// A write probe's cache within this factor of a read probe's is the same
 /// cache. On Linux the write probe's centre rule reads the file cache as
 /// 0.75 of the read probe's (1 GiB cgroup: 725 and 961 MiB), so the factor
@@ -401,7 +401,8 @@ pub fn scale<E>(
         span: (f64, f64),
     }
     let mut found: Vec<Found> = Vec::new();
-    for (rf, name) in PROBES {
+    for name in PROBES {
+        let rf = name.read_frac();
         let mut probe = guess.clone();
         probe.read_frac = rf;
         probe.seq_frac = 0.0;
@@ -420,7 +421,7 @@ pub fn scale<E>(
                 found.push(Found {
                     cache: CacheFound {
                         size_bytes: size,
-                        probe: name.into(),
+                        probe: name,
                         onset_unique_bytes: d.onset as u64,
                         centre_unique_bytes: d.centre as u64,
                     },
@@ -430,7 +431,7 @@ pub fn scale<E>(
         }
     }
     // A write probe's drop near a read cache is that cache, seen again.
-    let is_read = |f: &Found| f.cache.probe == PROBES[0].1;
+    let is_read = |f: &Found| f.cache.probe == Probe::Reads;
     let reads: Vec<u64> = found
         .iter()
         .filter(|f| is_read(f))

@@ -122,7 +122,7 @@ fn gib_preset(name: &str) -> willy_scale::scaler::Scaled {
         gain(&sizes) > 3.0,
         "{name}: cache region sizeMean curve {sizes:?}"
     );
-    let focal = |r: &willy_predict::profile::ProfileRegion| {
+    let focal = |r: &willy::doc::profile::ProfileRegion| {
         r.curves
             .read_frac
             .iter()

@@ -9,7 +9,8 @@
 //! - [`cgroup`]: a memory cgroup beneath willy's own, to size the file cache;
 //! - [`run`]: the core loop that times every request and the stopping rule;
 //! - [`stats`]: batch means and confidence intervals;
-//! - [`report`]: the versioned result document.
+//! - [`report`]: the versioned result document of one run;
+//! - [`doc`]: the other documents (profile, validation, predictions, comparison).
 //!
 //! ```
 //! use willy::{generator::Generator, workload::Workload};
@@ -23,6 +24,7 @@
 
 pub mod analysis;
 pub mod cgroup;
+pub mod doc;
 pub mod engine;
 pub mod generator;
 pub mod lru;

@@ -182,25 +182,19 @@ impl DiskConfig {
 
 /// The built-in presets: (name, JSON). The files live in `presets/`.
 pub const PRESETS: &[(&str, &str)] = &[
-    (
-        "sparc1990",
-        include_str!("../../../../presets/sparc1990.json"),
-    ),
-    ("hdd", include_str!("../../../../presets/hdd.json")),
-    ("ssd", include_str!("../../../../presets/ssd.json")),
-    ("raid0", include_str!("../../../../presets/raid0.json")),
+    ("sparc1990", include_str!("../../presets/sparc1990.json")),
+    ("hdd", include_str!("../../presets/hdd.json")),
+    ("ssd", include_str!("../../presets/ssd.json")),
+    ("raid0", include_str!("../../presets/raid0.json")),
     (
         "split-cache",
-        include_str!("../../../../presets/split-cache.json"),
+        include_str!("../../presets/split-cache.json"),
     ),
     (
         "write-through",
-        include_str!("../../../../presets/write-through.json"),
+        include_str!("../../presets/write-through.json"),
     ),
-    (
-        "raw-disk",
-        include_str!("../../../../presets/raw-disk.json"),
-    ),
+    ("raw-disk", include_str!("../../presets/raw-disk.json")),
 ];
 
 impl SimConfig {

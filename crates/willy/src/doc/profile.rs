@@ -1,20 +1,27 @@
 //! The profile: what a self-scaling run found, as a versioned JSON document.
 //!
-//! `willy run --scale` writes it (issue 4), `willy predict` reads it (issue
-//! 5). Its JSON Schema is generated from these types ([`schema`]) and checked
-//! in as `docs/schema/profile.schema.json`; a test keeps the two equal.
+//! `willy run --scale` writes it, `willy predict` reads it. Its JSON Schema
+//! is generated from these types ([`schema`]) and checked in as
+//! `docs/schema/profile.schema.json`; a test keeps the two equal.
+//!
+//! Versions: 1, the first; 2 adds `direct` (whether the points were
+//! measured with O_DIRECT; a version-1 profile reads as buffered).
 //!
 //! Points are stored once, in `points`; curves refer to them by index, so a
 //! point shared by two curves (every focal point is on all its region's
 //! curves) is measured and stored once.
 
+use super::{DocError, Document};
+use crate::engine::EngineKind;
+use crate::sysinfo::SystemInfo;
+use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
-use willy::engine::EngineKind;
-use willy::sysinfo::SystemInfo;
-use willy::workload::Workload;
 
-/// Version of the profile document. Bump on any incompatible change.
-pub const PROFILE_SCHEMA_VERSION: u32 = 1;
+/// Version of the profile document this willy writes.
+pub const PROFILE_SCHEMA_VERSION: u32 = 2;
+
+/// Why a profile cannot be used.
+pub type ProfileError = DocError;
 
 /// What a self-scaling run found.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -35,6 +42,10 @@ pub struct Profile {
     pub cache_limit_bytes: Option<u64>,
     /// The engine used.
     pub engine: EngineKind,
+    /// Whether the points were measured with O_DIRECT (absent in version 1,
+    /// whose profiles read as buffered).
+    #[serde(default)]
+    pub direct: bool,
     /// The generators' seed.
     pub seed: u64,
     /// The ranges the parameters were scaled over.
@@ -61,12 +72,47 @@ pub struct CacheFound {
     /// Its size, bytes.
     pub size_bytes: u64,
     /// The probe whose drop showed it: `"reads"` or `"writes"`.
-    pub probe: String,
+    pub probe: Probe,
     /// uniqueBytes where its drop begins (h = 0.98) and its centre
     /// (h = 1/2).
     pub onset_unique_bytes: u64,
     /// See `onset_unique_bytes`.
     pub centre_unique_bytes: u64,
+}
+
+/// The probes whose drops locate the caches.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Probe {
+    /// Random reads (readFrac 1): a cache that serves reads.
+    Reads,
+    /// Random writes (readFrac 0): a limit seen by writes, such as a
+    /// write-back limit.
+    Writes,
+}
+
+impl Probe {
+    /// Both probes, reads first.
+    pub const ALL: [Probe; 2] = [Probe::Reads, Probe::Writes];
+
+    /// The probe's readFrac.
+    pub fn read_frac(self) -> f64 {
+        match self {
+            Probe::Reads => 1.0,
+            Probe::Writes => 0.0,
+        }
+    }
+}
+
+impl std::fmt::Display for Probe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Probe::Reads => "reads",
+            Probe::Writes => "writes",
+        })
+    }
 }
 
 /// The scaled ranges: `[lowest, highest]`.
@@ -132,56 +178,40 @@ pub struct Curves {
     pub process_num: Vec<usize>,
 }
 
-/// Why a profile cannot be used.
-#[derive(Debug, thiserror::Error, PartialEq)]
-pub enum ProfileError {
-    /// Not JSON, or not shaped like a profile.
-    #[error("malformed profile: {0}")]
-    Malformed(String),
-    /// Written by another version of willy.
-    #[error("profile schema version {found} is not supported (this willy reads version {PROFILE_SCHEMA_VERSION}); rerun `willy run --scale`")]
-    Version {
-        /// The version in the file.
-        found: u32,
-    },
-    /// Shaped like a profile, but inconsistent.
-    #[error("invalid profile: {0}")]
-    Invalid(String),
+impl Document for Profile {
+    const KIND: &'static str = "willy-profile";
+    const WHAT: &'static str = "profile";
+    const VERSIONS: &'static [u32] = &[1, PROFILE_SCHEMA_VERSION];
+    const REDO: &'static str = "rerun `willy run --scale`";
+    fn check(&self) -> Result<(), DocError> {
+        self.validate()
+    }
 }
 
 impl Profile {
     /// Parses and checks a profile. The version is checked before the rest,
     /// so a profile from another willy says so instead of failing on a field.
     pub fn from_json(text: &str) -> Result<Profile, ProfileError> {
-        let v: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| ProfileError::Malformed(format!("{e}")))?;
-        if v.get("kind").and_then(|k| k.as_str()) != Some("willy-profile") {
-            return Err(ProfileError::Malformed(
-                "not a willy profile (no \"kind\": \"willy-profile\")".into(),
-            ));
-        }
-        match v.get("schema_version").and_then(|s| s.as_u64()) {
-            Some(n) if n == u64::from(PROFILE_SCHEMA_VERSION) => {}
-            Some(n) => return Err(ProfileError::Version { found: n as u32 }),
-            None => return Err(ProfileError::Malformed("no schema_version".into())),
-        }
-        let p: Profile =
-            serde_json::from_value(v).map_err(|e| ProfileError::Malformed(format!("{e}")))?;
-        p.validate()?;
+        let mut p: Profile = super::read(text)?;
+        p.schema_version = PROFILE_SCHEMA_VERSION;
         Ok(p)
     }
 
     /// Checks what the types cannot: indices in range, at least one region,
     /// regions in order, sizes increasing.
     pub fn validate(&self) -> Result<(), ProfileError> {
-        let bad = |m: String| Err(ProfileError::Invalid(m));
+        let invalid = |msg: String| ProfileError::Invalid {
+            what: "profile",
+            msg,
+        };
+        let bad = |m: String| Err(invalid(m));
         if self.regions.is_empty() {
             return bad("no regions".into());
         }
         let n = self.points.len();
         let check = |what: &str, idx: &[usize]| -> Result<(), ProfileError> {
             match idx.iter().find(|&&i| i >= n) {
-                Some(i) => Err(ProfileError::Invalid(format!(
+                Some(i) => Err(invalid(format!(
                     "{what} refers to point {i}, but there are {n}"
                 ))),
                 None => Ok(()),
@@ -204,7 +234,7 @@ impl Profile {
             }
             r.focal
                 .validate()
-                .map_err(|e| ProfileError::Invalid(format!("region {k}'s focal point: {e}")))?;
+                .map_err(|e| invalid(format!("region {k}'s focal point: {e}")))?;
         }
         if self
             .regions
@@ -222,68 +252,70 @@ impl Profile {
 
 /// The JSON Schema of [`Profile`], pretty-printed.
 pub fn schema() -> String {
-    let s = schemars::schema_for!(Profile);
-    serde_json::to_string_pretty(&s).expect("schema serialises") + "\n"
+    super::schema_of::<Profile>()
+}
+
+fn focal(u: u64) -> Workload {
+    use crate::units::Bytes;
+    Workload {
+        unique_bytes: Bytes(u),
+        size_mean: Bytes(16 << 10),
+        read_frac: 0.5,
+        seq_frac: 0.5,
+        process_num: 1,
+        cpu_think: Default::default(),
+        block_size: Bytes(4096),
+    }
+}
+
+/// A small valid profile of one region and three points, for tests
+/// and examples.
+pub fn sample() -> Profile {
+    let point = |u| ProfilePoint {
+        workload: focal(u),
+        throughput_bytes_per_sec: 1e8,
+        ci95_rel: Some(0.03),
+        duration_secs: 5.0,
+    };
+    Profile {
+        kind: "willy-profile".into(),
+        schema_version: PROFILE_SCHEMA_VERSION,
+        system: SystemInfo::collect(std::path::Path::new(".")),
+        simulated: false,
+        target: "willy-data".into(),
+        cache_limit_bytes: None,
+        engine: EngineKind::Uring,
+        direct: false,
+        seed: 1,
+        ranges: Ranges {
+            unique_bytes: [1 << 20, 1 << 30],
+            size_mean: [4096, 1 << 20],
+            read_frac: [0.0, 1.0],
+            seq_frac: [0.0, 1.0],
+            process_num: [1, 8],
+        },
+        points: vec![point(1 << 20), point(64 << 20), point(1 << 30)],
+        unique_bytes_curve: vec![0, 1, 2],
+        regions: vec![ProfileRegion {
+            from_unique_bytes: 1 << 20,
+            to_unique_bytes: 1 << 30,
+            focal: focal(64 << 20),
+            curves: Curves {
+                unique_bytes: vec![0],
+                size_mean: vec![1],
+                read_frac: vec![1],
+                seq_frac: vec![1],
+                process_num: vec![1],
+            },
+        }],
+        cache_sizes_bytes: vec![],
+        caches: vec![],
+    }
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use willy::units::Bytes;
-
-    fn focal(u: u64) -> Workload {
-        Workload {
-            unique_bytes: Bytes(u),
-            size_mean: Bytes(16 << 10),
-            read_frac: 0.5,
-            seq_frac: 0.5,
-            process_num: 1,
-            cpu_think: Default::default(),
-            block_size: Bytes(4096),
-        }
-    }
-
-    pub(crate) fn sample() -> Profile {
-        let point = |u| ProfilePoint {
-            workload: focal(u),
-            throughput_bytes_per_sec: 1e8,
-            ci95_rel: Some(0.03),
-            duration_secs: 5.0,
-        };
-        Profile {
-            kind: "willy-profile".into(),
-            schema_version: PROFILE_SCHEMA_VERSION,
-            system: SystemInfo::collect(std::path::Path::new(".")),
-            simulated: false,
-            target: "willy-data".into(),
-            cache_limit_bytes: None,
-            engine: EngineKind::Uring,
-            seed: 1,
-            ranges: Ranges {
-                unique_bytes: [1 << 20, 1 << 30],
-                size_mean: [4096, 1 << 20],
-                read_frac: [0.0, 1.0],
-                seq_frac: [0.0, 1.0],
-                process_num: [1, 8],
-            },
-            points: vec![point(1 << 20), point(64 << 20), point(1 << 30)],
-            unique_bytes_curve: vec![0, 1, 2],
-            regions: vec![ProfileRegion {
-                from_unique_bytes: 1 << 20,
-                to_unique_bytes: 1 << 30,
-                focal: focal(64 << 20),
-                curves: Curves {
-                    unique_bytes: vec![0],
-                    size_mean: vec![1],
-                    read_frac: vec![1],
-                    seq_frac: vec![1],
-                    process_num: vec![1],
-                },
-            }],
-            cache_sizes_bytes: vec![],
-            caches: vec![],
-        }
-    }
 
     #[test]
     fn a_profile_without_the_cpu_cache_still_reads() {
@@ -310,7 +342,7 @@ pub(crate) mod tests {
         assert!(err("{nope").starts_with("malformed profile"));
         assert!(err(r#"{"kind":"willy-run","schema_version":1}"#).contains("not a willy profile"));
         assert!(
-            err(&text.replace("\"schema_version\":1", "\"schema_version\":99"))
+            err(&text.replace("\"schema_version\":2", "\"schema_version\":99"))
                 .contains("schema version 99 is not supported")
         );
         let mut p = sample();
@@ -333,18 +365,29 @@ pub(crate) mod tests {
 
     #[test]
     fn checked_in_schema_is_current() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../docs/schema/profile.schema.json"
-        );
-        let want = schema();
-        if std::env::var_os("WILLY_BLESS").is_some() {
-            std::fs::write(path, &want).unwrap();
-        }
-        let have = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(
-            have == want,
-            "docs/schema/profile.schema.json is stale: rerun with WILLY_BLESS=1"
-        );
+        crate::doc::assert_schema_current("profile.schema.json", &schema());
+    }
+
+    #[test]
+    fn a_version_1_profile_reads_as_buffered() {
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["schema_version"] = 1.into();
+        v.as_object_mut().unwrap().remove("direct");
+        let p = Profile::from_json(&v.to_string()).unwrap();
+        assert!(!p.direct);
+        assert_eq!(p.schema_version, PROFILE_SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn probes_are_the_strings_of_version_1() {
+        let c = CacheFound {
+            size_bytes: 1,
+            probe: Probe::Writes,
+            onset_unique_bytes: 1,
+            centre_unique_bytes: 1,
+        };
+        let v = serde_json::to_value(&c).unwrap();
+        assert_eq!(v["probe"], "writes");
+        assert_eq!(Probe::Reads.to_string(), "reads");
     }
 }

@@ -1,0 +1,204 @@
+//! What `willy validate --json` writes: every random workload measured
+//! twice and predicted from a profile, with the error statistics (Chen
+//! 1992, sections 5.3-5.4). Its JSON Schema is checked in as
+//! `docs/schema/validation.schema.json`.
+//!
+//! Versions: 1, the first; 2 adds `engine` and `direct` (how the workloads
+//! were measured; absent in version 1).
+
+use super::{DocError, Document};
+use crate::engine::EngineKind;
+use crate::workload::Workload;
+use serde::{Deserialize, Serialize};
+
+/// Version of the validation document this willy writes.
+pub const VALIDATION_SCHEMA_VERSION: u32 = 2;
+
+/// One point of the error CDF: this fraction of workloads had at most this
+/// error.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CdfPoint {
+    /// Relative error.
+    pub error: f64,
+    /// Fraction of workloads with at most this error.
+    pub fraction: f64,
+}
+
+/// Median error of the workloads whose parameter falls in `[from, to)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Bin {
+    /// Lower edge.
+    pub from: f64,
+    /// Upper edge (the last bin includes it).
+    pub to: f64,
+    /// Workloads in the bin.
+    pub count: usize,
+    /// Their median error (null when empty).
+    pub median_abs_error: Option<f64>,
+}
+
+/// The error against one parameter (Chen Fig. 5.4).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ParamErrors {
+    /// The parameter's name.
+    pub param: String,
+    /// Equal-width bins (in the logarithm for sizes and processNum).
+    pub bins: Vec<Bin>,
+}
+
+/// One validated workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ValidatedPoint {
+    /// The workload.
+    pub workload: Workload,
+    /// Throughput measured, bytes per second.
+    pub measured_bytes_per_sec: f64,
+    /// Throughput measured again (the next seed), bytes per second.
+    pub repeat_bytes_per_sec: f64,
+    /// Throughput predicted from the profile, bytes per second.
+    pub predicted_bytes_per_sec: f64,
+    /// `|predicted - measured| / measured`.
+    pub error: f64,
+    /// `|repeat - measured| / measured`.
+    pub repeat_error: f64,
+    /// The baseline's prediction, if one was run.
+    pub baseline_predicted_bytes_per_sec: Option<f64>,
+    /// The region used.
+    pub region: usize,
+    /// Parameters outside their curve (clamped).
+    pub extrapolated: Vec<String>,
+    /// uniqueBytes in or near a drop between regions.
+    pub near_border: bool,
+}
+
+/// A baseline's result beside the model's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct BaselineResult {
+    /// `"orthogonal"`.
+    pub kind: String,
+    /// Values per parameter (uniqueBytes, sizeMean, readFrac, seqFrac,
+    /// processNum) before duplicates are merged.
+    pub levels: [usize; 5],
+    /// Workloads the baseline measured.
+    pub points: usize,
+    /// Its median absolute relative error.
+    pub median_abs_error: f64,
+    /// 90% bootstrap interval of that median.
+    pub median_abs_error_ci90: [f64; 2],
+}
+
+/// What `willy validate --json` writes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ValidationReport {
+    /// Always `"willy-validation"`.
+    pub kind: String,
+    /// [`VALIDATION_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The profile's path.
+    pub profile: String,
+    /// Points the profile measured.
+    pub profile_points: usize,
+    /// Where the workloads were measured.
+    pub target: String,
+    /// The engine that measured them (absent in version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineKind>,
+    /// Whether they were measured with O_DIRECT (absent in version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direct: Option<bool>,
+    /// Seed of the workloads (and of the first measurement).
+    pub seed: u64,
+    /// Median absolute relative error of the predictions.
+    pub median_abs_error: f64,
+    /// 90% bootstrap confidence interval of that median.
+    pub median_abs_error_ci90: [f64; 2],
+    /// Median relative difference between two measurements of the same
+    /// workloads (Chen Table 5.1, third column).
+    pub repeatability_error: f64,
+    /// Predictions flagged as extrapolated.
+    pub extrapolated: usize,
+    /// Predictions flagged near a region border.
+    pub near_border: usize,
+    /// Median error of predictions near a border (null if none).
+    pub near_border_median_abs_error: Option<f64>,
+    /// The error CDF.
+    pub error_cdf: Vec<CdfPoint>,
+    /// The error against each parameter (Fig. 5.4).
+    pub error_by_param: Vec<ParamErrors>,
+    /// The baseline, if run.
+    pub baseline: Option<BaselineResult>,
+    /// Every workload.
+    pub points: Vec<ValidatedPoint>,
+}
+
+impl Document for ValidationReport {
+    const KIND: &'static str = "willy-validation";
+    const WHAT: &'static str = "validation";
+    const VERSIONS: &'static [u32] = &[1, VALIDATION_SCHEMA_VERSION];
+    const REDO: &'static str = "rerun `willy validate`";
+    fn check(&self) -> Result<(), DocError> {
+        if self.points.is_empty() {
+            return Err(DocError::Invalid {
+                what: Self::WHAT,
+                msg: "no points".into(),
+            });
+        }
+        if self.error_cdf.len() != self.points.len() {
+            return Err(DocError::Invalid {
+                what: Self::WHAT,
+                msg: format!(
+                    "the error CDF has {} points for {} workloads",
+                    self.error_cdf.len(),
+                    self.points.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl ValidationReport {
+    /// Parses and checks a validation document.
+    pub fn from_json(text: &str) -> Result<ValidationReport, DocError> {
+        super::read(text)
+    }
+}
+
+/// The JSON Schema of [`ValidationReport`], pretty-printed.
+pub fn schema() -> String {
+    super::schema_of::<ValidationReport>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checked_in_schema_is_current() {
+        crate::doc::assert_schema_current("validation.schema.json", &schema());
+    }
+
+    #[test]
+    fn the_checked_in_version_1_validation_reads() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/figures/real-1g/validation.json"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let v = ValidationReport::from_json(&text).unwrap();
+        assert!(!v.points.is_empty());
+        assert_eq!(v.engine, None);
+        let err = ValidationReport::from_json(&text.replacen(
+            "\"schema_version\": 1",
+            "\"schema_version\": 7",
+            1,
+        ))
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("validation schema version 7"),
+            "{err}"
+        );
+        let err = ValidationReport::from_json("{\"kind\":\"willy-profile\"}").unwrap_err();
+        assert!(err.to_string().contains("not a willy validation"), "{err}");
+    }
+}
