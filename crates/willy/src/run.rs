@@ -361,6 +361,10 @@ pub struct Slot {
     gen: Generator,
     fd: std::os::fd::RawFd,
     base: u64,
+    /// Which workload (meter) the generator belongs to.
+    meter: usize,
+    /// Its workload's think time, ns.
+    think: u64,
     busy: bool,
     op: Op,
     t_submit: u64,
@@ -374,6 +378,8 @@ impl Slot {
             gen,
             fd,
             base,
+            meter: 0,
+            think: 0,
             busy: false,
             op: Op::Read,
             t_submit: 0,
@@ -397,15 +403,25 @@ impl Latencies {
     }
 }
 
-/// Runs closed loops on `slots` through `engine` until the meter says stop,
-/// then drains what is in flight.
+/// Fails workload `k` with `e` and stops every workload.
+fn fail_all(meters: &[Meter], k: usize, e: Error) {
+    meters[k].fail(e);
+    meters.iter().for_each(Meter::stop_now);
+}
+
+fn all_done(meters: &[Meter]) -> bool {
+    meters.iter().all(|m| m.done.load(Acquire))
+}
+
+/// Runs closed loops on `slots` through `engine` until every workload's
+/// meter says stop, then drains what is in flight. A workload whose
+/// measurement is over goes on loading the system until the others' are.
 fn worker(
     engine: &mut dyn Engine,
     slots: &mut [Slot],
-    meter: &Meter,
+    meters: &[Meter],
     lane: usize,
-    think: u64,
-    lat: &mut Latencies,
+    lats: &mut [Latencies],
 ) {
     let mut in_flight = 0usize;
     let mut comps: Vec<Completion> = Vec::with_capacity(slots.len());
@@ -413,8 +429,8 @@ fn worker(
     // after reap. The completion time doubles as the next round's `now`.
     let mut now = engine.now();
     loop {
-        meter.tick(now);
-        let stop = meter.done.load(Acquire);
+        meters.iter().for_each(|m| m.tick(now));
+        let stop = all_done(meters);
         let mut next_ready = u64::MAX;
         if !stop {
             for (i, s) in slots.iter_mut().enumerate() {
@@ -435,7 +451,7 @@ fn worker(
                 s.op = r.op;
                 s.t_submit = engine.now();
                 if let Err(e) = engine.submit(i, &io) {
-                    meter.fail(Error::io("submitting a request", e));
+                    fail_all(meters, s.meter, Error::io("submitting a request", e));
                     break;
                 }
                 s.busy = true;
@@ -443,7 +459,7 @@ fn worker(
             }
         }
         if in_flight == 0 {
-            if meter.done.load(Acquire) {
+            if all_done(meters) {
                 return;
             }
             engine.sleep_until(next_ready);
@@ -453,7 +469,7 @@ fn worker(
         comps.clear();
         let deadline = (next_ready != u64::MAX && !stop).then_some(next_ready);
         if let Err(e) = engine.reap(deadline, &mut comps) {
-            meter.fail(Error::io("waiting for completions", e));
+            fail_all(meters, 0, Error::io("waiting for completions", e));
             return; // in-flight buffers stay owned by the engine until it drops
         }
         let t = engine.now();
@@ -461,15 +477,17 @@ fn worker(
             let s = &mut slots[c.slot];
             s.busy = false;
             in_flight -= 1;
-            s.ready_at = t + think;
+            s.ready_at = t + s.think;
             if c.result < 0 {
-                meter.fail(Error::io(
+                let e = Error::io(
                     format!("{:?} failed", s.op).to_lowercase(),
                     std::io::Error::from_raw_os_error(-c.result as i32),
-                ));
+                );
+                fail_all(meters, s.meter, e);
                 continue;
             }
-            if meter.record(lane, t, s.op, c.result as u64) {
+            if meters[s.meter].record(lane, t, s.op, c.result as u64) {
+                let lat = &mut lats[s.meter];
                 let h = if s.op == Op::Read {
                     &mut lat.read
                 } else {
@@ -490,21 +508,52 @@ pub fn run(
     target: &Target,
     observe: &mut dyn FnMut(&Snapshot),
 ) -> Result<Measurement, Error> {
+    let mut m = run_many(&[(w, target)], cfg, observe)?;
+    Ok(m.remove(0))
+}
+
+/// The seed of workload `k` of several run together: the first keeps the
+/// run's seed, so one workload alone runs as [`run`] would.
+fn seed_of(cfg: &RunConfig, k: usize) -> u64 {
+    cfg.seed.wrapping_add(k as u64)
+}
+
+/// Runs several workloads at once, each on its own opened target (or its
+/// own region of one device), and measures each with the same stopping
+/// rule: the run ends when every workload's measurement has, and until
+/// then every workload keeps loading the system. `observe` hears the first
+/// workload's progress.
+pub fn run_many(
+    parts: &[(&Workload, &Target)],
+    cfg: &RunConfig,
+    observe: &mut dyn FnMut(&Snapshot),
+) -> Result<Vec<Measurement>, Error> {
     cfg.validate()?;
-    let max_len = (w.size_trials() + 1).min(w.blocks_per_generator()) * w.block_size.0;
-    let mut slots: Vec<Slot> = (0..w.process_num)
-        .map(|n| {
+    let max_len = parts
+        .iter()
+        .map(|(w, _)| (w.size_trials() + 1).min(w.blocks_per_generator()) * w.block_size.0)
+        .max()
+        .unwrap_or(4096);
+    let mut slots: Vec<Slot> = Vec::new();
+    for (k, (w, target)) in parts.iter().enumerate() {
+        for n in 0..w.process_num {
             let (fd, base) = target.file_of(n as usize);
-            Slot::new(Generator::new(w, n, cfg.seed), fd, base)
-        })
-        .collect();
-    let think = w.cpu_think.0.as_nanos() as u64;
+            let mut s = Slot::new(Generator::new(w, n, seed_of(cfg, k)), fd, base);
+            s.meter = k;
+            s.think = w.cpu_think.0.as_nanos() as u64;
+            slots.push(s);
+        }
+    }
     let lanes = match cfg.engine {
         EngineKind::Psync => slots.len(),
         EngineKind::Uring | EngineKind::TokioUring => 1,
     };
-    let meter = Meter::new(cfg, w, engine::monotonic_ns(), lanes);
-    let latencies = Mutex::new(Latencies::new());
+    let t0 = engine::monotonic_ns();
+    let meters: Vec<Meter> = parts
+        .iter()
+        .map(|(w, _)| Meter::new(cfg, w, t0, lanes))
+        .collect();
+    let latencies = Mutex::new(parts.iter().map(|_| Latencies::new()).collect::<Vec<_>>());
     let build_err: Mutex<Option<std::io::Error>> = Mutex::new(None);
 
     std::thread::scope(|sc| {
@@ -514,7 +563,7 @@ pub fn run(
         };
         let mut handles = Vec::new();
         for (g, group) in groups.into_iter().enumerate() {
-            let (meter, latencies, build_err) = (&meter, &latencies, &build_err);
+            let (meters, latencies, build_err) = (&meters, &latencies, &build_err);
             handles.push(sc.spawn(move || {
                 let mut e = match engine::build(
                     cfg.engine,
@@ -525,21 +574,23 @@ pub fn run(
                     Ok(e) => e,
                     Err(err) => {
                         build_err.lock().unwrap().get_or_insert(err);
-                        meter.stop_now();
+                        meters.iter().for_each(Meter::stop_now);
                         return;
                     }
                 };
-                let mut lat = Latencies::new();
-                worker(e.as_mut(), group, meter, g, think, &mut lat);
+                let mut lats: Vec<Latencies> = meters.iter().map(|_| Latencies::new()).collect();
+                worker(e.as_mut(), group, meters, g, &mut lats);
                 let mut all = latencies.lock().unwrap();
-                let _ = all.read.add(&lat.read);
-                let _ = all.write.add(&lat.write);
+                for (a, l) in all.iter_mut().zip(&lats) {
+                    let _ = a.read.add(&l.read);
+                    let _ = a.write.add(&l.write);
+                }
             }));
         }
         while !handles.iter().all(|h| h.is_finished()) {
             let now = engine::monotonic_ns();
-            meter.tick(now);
-            observe(&meter.snapshot(now));
+            meters.iter().for_each(|m| m.tick(now));
+            observe(&meters[0].snapshot(now));
             std::thread::sleep(Duration::from_millis(100));
         }
     });
@@ -550,13 +601,20 @@ pub fn run(
             cfg.engine.name()
         )));
     }
-    if let Some(e) = meter.failure.lock().unwrap().take() {
-        return Err(e);
+    finish(&meters, &latencies.into_inner().unwrap(), cfg)
+}
+
+/// The measurements, or the first failure (or the interruption).
+fn finish(meters: &[Meter], lats: &[Latencies], cfg: &RunConfig) -> Result<Vec<Measurement>, Error> {
+    for m in meters {
+        if let Some(e) = m.failure.lock().unwrap().take() {
+            return Err(e);
+        }
     }
     if cfg.interrupt.load(Relaxed) {
         return Err(Error::Interrupted);
     }
-    Ok(summarise(&meter, &latencies.into_inner().unwrap()))
+    Ok(meters.iter().zip(lats).map(|(m, l)| summarise(m, l)).collect())
 }
 
 fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
@@ -626,8 +684,22 @@ pub fn run_sim(
     sim: &crate::sim::SimConfig,
     direct: bool,
 ) -> Result<(Measurement, crate::sim::SimStats), Error> {
+    let (mut m, stats) = run_sim_many(std::slice::from_ref(w), cfg, sim, direct)?;
+    Ok((m.remove(0), stats))
+}
+
+/// Runs several workloads at once on one simulated system, in one virtual
+/// time: their generators share the simulated cache and disks. Workload
+/// `k` works on its own region of the simulated storage, after the regions
+/// of the workloads before it. Each is measured as in [`run_many`].
+pub fn run_sim_many(
+    ws: &[Workload],
+    cfg: &RunConfig,
+    sim: &crate::sim::SimConfig,
+    direct: bool,
+) -> Result<(Vec<Measurement>, crate::sim::SimStats), Error> {
     cfg.validate()?;
-    let total = w.total_bytes();
+    let total: u64 = ws.iter().map(Workload::total_bytes).sum();
     if total > sim.capacity() {
         return Err(Error::Usage(format!(
             "the simulated {} holds {} but uniqueBytes needs {}",
@@ -637,25 +709,22 @@ pub fn run_sim(
         )));
     }
     let mut engine = crate::sim::SimEngine::new(sim, total, direct, cfg.seed);
-    let per = w.bytes_per_generator();
-    let mut slots: Vec<Slot> = (0..w.process_num)
-        .map(|n| Slot::new(Generator::new(w, n, cfg.seed), n as i32, u64::from(n) * per))
-        .collect();
-    let meter = Meter::new(cfg, w, engine.now(), 1);
-    let mut lat = Latencies::new();
-    worker(
-        &mut engine,
-        &mut slots,
-        &meter,
-        0,
-        w.cpu_think.0.as_nanos() as u64,
-        &mut lat,
-    );
-    if let Some(e) = meter.failure.lock().unwrap().take() {
-        return Err(e);
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut region = 0u64;
+    for (k, w) in ws.iter().enumerate() {
+        let per = w.bytes_per_generator();
+        for n in 0..w.process_num {
+            let fd = slots.len() as i32;
+            let base = region + u64::from(n) * per;
+            let mut s = Slot::new(Generator::new(w, n, seed_of(cfg, k)), fd, base);
+            s.meter = k;
+            s.think = w.cpu_think.0.as_nanos() as u64;
+            slots.push(s);
+        }
+        region += w.total_bytes();
     }
-    if cfg.interrupt.load(Relaxed) {
-        return Err(Error::Interrupted);
-    }
-    Ok((summarise(&meter, &lat), engine.stats()))
+    let meters: Vec<Meter> = ws.iter().map(|w| Meter::new(cfg, w, engine.now(), 1)).collect();
+    let mut lats: Vec<Latencies> = ws.iter().map(|_| Latencies::new()).collect();
+    worker(&mut engine, &mut slots, &meters, 0, &mut lats);
+    Ok((finish(&meters, &lats, cfg)?, engine.stats()))
 }
