@@ -6,6 +6,8 @@
 //! - [`generator`]: the request stream of one generator (no I/O);
 //! - [`engine`]: the one trait every I/O engine implements, and the engines;
 //! - [`target`]: the files or raw device a run writes to, and its safety checks;
+//! - [`testbed`]: measures workloads, one or several at once, on a simulated
+//!   system, files or a device (the one place a target is dispatched);
 //! - [`cgroup`]: a memory cgroup beneath willy's own, to size the file cache;
 //! - [`run`]: the core loop that times every request and the stopping rule;
 //! - [`stats`]: batch means and confidence intervals;
@@ -34,6 +36,7 @@ pub mod sim;
 pub mod stats;
 pub mod sysinfo;
 pub mod target;
+pub mod testbed;
 pub mod units;
 pub mod workload;
 

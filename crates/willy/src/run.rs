@@ -605,7 +605,11 @@ pub fn run_many(
 }
 
 /// The measurements, or the first failure (or the interruption).
-fn finish(meters: &[Meter], lats: &[Latencies], cfg: &RunConfig) -> Result<Vec<Measurement>, Error> {
+fn finish(
+    meters: &[Meter],
+    lats: &[Latencies],
+    cfg: &RunConfig,
+) -> Result<Vec<Measurement>, Error> {
     for m in meters {
         if let Some(e) = m.failure.lock().unwrap().take() {
             return Err(e);
@@ -614,7 +618,11 @@ fn finish(meters: &[Meter], lats: &[Latencies], cfg: &RunConfig) -> Result<Vec<M
     if cfg.interrupt.load(Relaxed) {
         return Err(Error::Interrupted);
     }
-    Ok(meters.iter().zip(lats).map(|(m, l)| summarise(m, l)).collect())
+    Ok(meters
+        .iter()
+        .zip(lats)
+        .map(|(m, l)| summarise(m, l))
+        .collect())
 }
 
 fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
@@ -723,7 +731,10 @@ pub fn run_sim_many(
         }
         region += w.total_bytes();
     }
-    let meters: Vec<Meter> = ws.iter().map(|w| Meter::new(cfg, w, engine.now(), 1)).collect();
+    let meters: Vec<Meter> = ws
+        .iter()
+        .map(|w| Meter::new(cfg, w, engine.now(), 1))
+        .collect();
     let mut lats: Vec<Latencies> = ws.iter().map(|_| Latencies::new()).collect();
     worker(&mut engine, &mut slots, &meters, 0, &mut lats);
     Ok((finish(&meters, &lats, cfg)?, engine.stats()))

@@ -67,6 +67,15 @@ pub enum TargetKind {
     Simulated,
 }
 
+/// Which of several workloads run together a target is opened for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Part {
+    /// The workload's index (0 for a workload run alone).
+    pub index: usize,
+    /// On a raw device, where its regions start, bytes.
+    pub offset: u64,
+}
+
 /// Progress while files are being written: (bytes written, bytes in all).
 /// Returning `false` stops the filling (Ctrl-C): the files are removed.
 pub type FillProgress<'a> = &'a mut dyn FnMut(u64, u64) -> bool;
@@ -75,6 +84,18 @@ impl Target {
     /// Checks and opens the target for `w`. Files are created and filled;
     /// `progress` hears about the filling.
     pub fn open(spec: &TargetSpec, w: &Workload, progress: FillProgress) -> Result<Target, Error> {
+        Target::open_part(spec, w, Part::default(), progress)
+    }
+
+    /// Opens the target for workload `part.index` of several run together:
+    /// its files are named apart from the others' (`willy-<pid>-<k>-<n>.dat`
+    /// for k > 0), and on a device its regions start at `part.offset`.
+    pub fn open_part(
+        spec: &TargetSpec,
+        w: &Workload,
+        part: Part,
+        progress: FillProgress,
+    ) -> Result<Target, Error> {
         match &spec.path {
             None => {
                 let dir = PathBuf::from(DEFAULT_DIR);
@@ -87,7 +108,7 @@ impl Target {
                 };
                 let mut t = Target::empty(TargetKind::Files, dir.clone(), spec.direct);
                 t.created_dir = created_dir;
-                t.fill_dir(&dir, w, progress)?;
+                t.fill_dir(&dir, w, part, progress)?;
                 Ok(t)
             }
             Some(p) => {
@@ -96,10 +117,10 @@ impl Target {
                 })?;
                 if meta.is_dir() {
                     let mut t = Target::empty(TargetKind::Files, p.clone(), spec.direct);
-                    t.fill_dir(p, w, progress)?;
+                    t.fill_dir(p, w, part, progress)?;
                     Ok(t)
                 } else if meta.file_type().is_block_device() {
-                    Target::open_device(p, meta.rdev(), w, spec.allow_device_writes)
+                    Target::open_device(p, meta.rdev(), w, part.offset, spec.allow_device_writes)
                 } else {
                     Err(Error::Usage(format!(
                         "target {} is neither a directory nor a block device (willy only writes to files it creates)",
@@ -127,7 +148,13 @@ impl Target {
         (self.files[n].as_raw_fd(), self.bases[n])
     }
 
-    fn fill_dir(&mut self, dir: &Path, w: &Workload, progress: FillProgress) -> Result<(), Error> {
+    fn fill_dir(
+        &mut self,
+        dir: &Path,
+        w: &Workload,
+        part: Part,
+        progress: FillProgress,
+    ) -> Result<(), Error> {
         check_writable_dir(dir)?;
         let need = w.total_bytes();
         let free = free_bytes(dir)?;
@@ -144,7 +171,10 @@ impl Target {
         }
         let pid = std::process::id();
         for n in 0..w.process_num {
-            let path = dir.join(format!("willy-{pid}-{n}.dat"));
+            let path = match part.index {
+                0 => dir.join(format!("willy-{pid}-{n}.dat")),
+                k => dir.join(format!("willy-{pid}-{k}-{n}.dat")),
+            };
             let mut opts = OpenOptions::new();
             opts.read(true).write(true).create_new(true);
             if self.direct {
@@ -223,7 +253,13 @@ impl Target {
         Ok(())
     }
 
-    fn open_device(p: &Path, rdev: u64, w: &Workload, allow_writes: bool) -> Result<Target, Error> {
+    fn open_device(
+        p: &Path,
+        rdev: u64,
+        w: &Workload,
+        offset: u64,
+        allow_writes: bool,
+    ) -> Result<Target, Error> {
         let writes = w.read_frac < 1.0;
         if writes && !allow_writes {
             return Err(Error::Usage(format!(
@@ -256,7 +292,7 @@ impl Target {
         })?;
         let size = device_size(&f)
             .map_err(|e| Error::io(format!("reading the size of {}", p.display()), e))?;
-        let need = w.total_bytes();
+        let need = offset + w.total_bytes();
         if size < need {
             return Err(Error::Usage(format!(
                 "device {} holds {} but uniqueBytes needs {}",
@@ -272,7 +308,7 @@ impl Target {
                 .try_clone()
                 .map_err(|e| Error::io("duplicating the device descriptor", e))?;
             t.files.push(f);
-            t.bases.push(u64::from(n) * per);
+            t.bases.push(offset + u64::from(n) * per);
         }
         Ok(t)
     }
