@@ -1,7 +1,7 @@
 //! The one-page report: findings in sentences, the figures inline and the
 //! raw numbers, in one HTML file with no external resources.
 
-use crate::plot::{describe, Figure};
+use crate::plot::Figure;
 use crate::predict::Param;
 use crate::profile::Profile;
 use crate::validate::ValidationReport;
@@ -206,7 +206,7 @@ pub fn html(p: &Profile, figures: &[Figure], validation: Option<&ValidationRepor
             "<tr><td>{k}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
             Bytes(r.from_unique_bytes),
             Bytes(r.to_unique_bytes),
-            esc(&describe(&r.focal))
+            esc(&format!("{:#}", r.focal))
         );
     }
     h += "</table>\n<h2>Every measured point</h2>\n<table><tr><th>#</th><th>uniqueBytes</th><th>sizeMean</th><th>readFrac</th><th>seqFrac</th><th>processNum</th><th>MB/s</th><th>95% CI</th><th>seconds</th></tr>\n";

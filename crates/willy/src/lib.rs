@@ -10,6 +10,7 @@
 //!   system, files or a device (the one place a target is dispatched);
 //! - [`cgroup`]: a memory cgroup beneath willy's own, to size the file cache;
 //! - [`run`]: the core loop that times every request and the stopping rule;
+//! - [`checkpoint`]: every measurement saved at once, for `--resume`;
 //! - [`stats`]: batch means and confidence intervals;
 //! - [`report`]: the versioned result document of one run;
 //! - [`doc`]: the other documents (profile, validation, predictions, comparison).
@@ -26,6 +27,7 @@
 
 pub mod analysis;
 pub mod cgroup;
+pub mod checkpoint;
 pub mod doc;
 pub mod engine;
 pub mod generator;

@@ -544,9 +544,10 @@ pub fn run_many(
             slots.push(s);
         }
     }
-    let lanes = match cfg.engine {
-        EngineKind::Psync => slots.len(),
-        EngineKind::Uring | EngineKind::TokioUring => 1,
+    let lanes = if cfg.engine.thread_per_generator() {
+        slots.len()
+    } else {
+        1
     };
     let t0 = engine::monotonic_ns();
     let meters: Vec<Meter> = parts
@@ -557,9 +558,10 @@ pub fn run_many(
     let build_err: Mutex<Option<std::io::Error>> = Mutex::new(None);
 
     std::thread::scope(|sc| {
-        let groups: Vec<&mut [Slot]> = match cfg.engine {
-            EngineKind::Psync => slots.chunks_mut(1).collect(),
-            EngineKind::Uring | EngineKind::TokioUring => vec![&mut slots[..]],
+        let groups: Vec<&mut [Slot]> = if cfg.engine.thread_per_generator() {
+            slots.chunks_mut(1).collect()
+        } else {
+            vec![&mut slots[..]]
         };
         let mut handles = Vec::new();
         for (g, group) in groups.into_iter().enumerate() {

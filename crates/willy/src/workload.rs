@@ -118,6 +118,20 @@ fn strip_position(e: &serde_json::Error) -> String {
     }
 }
 
+/// The five parameters on one line: `uniqueBytes 8 MiB sizeMean 16 KiB
+/// readFrac 0.5 seqFrac 0.5 processNum 1`; the alternate form (`{:#}`)
+/// separates them with commas, for titles.
+impl std::fmt::Display for Workload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sep = if f.alternate() { ", " } else { " " };
+        write!(
+            f,
+            "uniqueBytes {}{sep}sizeMean {}{sep}readFrac {}{sep}seqFrac {}{sep}processNum {}",
+            self.unique_bytes, self.size_mean, self.read_frac, self.seq_frac, self.process_num
+        )
+    }
+}
+
 impl Workload {
     /// Parses and validates a complete workload from JSON text.
     pub fn from_json(text: &str) -> Result<Workload, Error> {

@@ -86,6 +86,9 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
+    /// Every engine, the default ([`EngineKind::Uring`]) among them.
+    pub const ALL: [EngineKind; 3] = [EngineKind::Psync, EngineKind::Uring, EngineKind::TokioUring];
+
     /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
@@ -93,6 +96,22 @@ impl EngineKind {
             EngineKind::Uring => "uring",
             EngineKind::TokioUring => "tokio-uring",
         }
+    }
+
+    /// True when each generator gets its own OS thread and engine (a
+    /// synchronous engine); false when one thread drives every generator.
+    pub fn thread_per_generator(self) -> bool {
+        matches!(self, EngineKind::Psync)
+    }
+}
+
+impl std::str::FromStr for EngineKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<EngineKind, String> {
+        EngineKind::ALL
+            .into_iter()
+            .find(|e| e.name() == s)
+            .ok_or_else(|| format!("unknown engine {s:?}"))
     }
 }
 

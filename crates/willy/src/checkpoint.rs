@@ -18,9 +18,16 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use willy::report::Measurement;
-use willy::workload::Workload;
-use willy::Error;
+
+/// The checkpoint beside a result file: `RESULT.ckpt`.
+pub fn path_beside(result: &Path) -> PathBuf {
+    let mut s = result.as_os_str().to_owned();
+    s.push(".ckpt");
+    PathBuf::from(s)
+}
+use crate::report::Measurement;
+use crate::workload::Workload;
+use crate::Error;
 
 /// What determines a measurement, besides the workload.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,6 +40,11 @@ pub struct Setting {
     pub target: String,
     /// O_DIRECT.
     pub direct: bool,
+    /// Which pass over the same workloads (validate's first pass and its
+    /// repeatability pass are separate measurements). Absent for
+    /// `--scale`, whose points are measured once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass: Option<String>,
 }
 
 /// One saved point.
@@ -55,6 +67,7 @@ impl Record {
 /// The checkpoint file of one run.
 #[derive(Debug)]
 pub struct Checkpoint {
+    /// Where the store lives, for messages.
     path: PathBuf,
     file: File,
     done: HashMap<String, Record>,
@@ -97,11 +110,6 @@ impl Checkpoint {
             file,
             done,
         })
-    }
-
-    /// Where the store lives.
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Points saved so far.
@@ -157,9 +165,9 @@ impl Checkpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::{run_sim, RunConfig};
+    use crate::sim::SimConfig;
     use std::time::Duration;
-    use willy::run::{run_sim, RunConfig};
-    use willy::sim::SimConfig;
 
     fn setting(seed: u64) -> Setting {
         Setting {
@@ -167,6 +175,7 @@ mod tests {
             engine: "uring".into(),
             target: "sim:sparc1990".into(),
             direct: false,
+            pass: None,
         }
     }
 
@@ -208,6 +217,10 @@ mod tests {
         // Another seed or another workload is another point.
         assert!(ck.get(&workload(8), &setting(2)).is_none());
         assert!(ck.get(&workload(16), &setting(1)).is_none());
+        // So is another pass.
+        let mut again = setting(1);
+        again.pass = Some("repeat".into());
+        assert!(ck.get(&workload(8), &again).is_none());
     }
 
     #[test]

@@ -1,0 +1,212 @@
+//! The subcommands, one file each: its flags and what it does. A new
+//! subcommand is a file here and a line in [`Command`] and its dispatch.
+
+mod compare;
+mod plot;
+mod predict;
+mod run;
+mod scale;
+mod schema;
+mod sim;
+mod validate;
+
+use anyhow::Context;
+use clap::Subcommand;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use willy::doc::profile::Profile;
+use willy::workload::{Workload, WorkloadPatch};
+use willy::Error;
+use willy_predict::predict::Predictor;
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Measure one workload on a directory (default ./willy-data) or a raw device.
+    Run(Box<run::RunArgs>),
+    /// Predict workloads' throughput from a profile (`willy run --scale`).
+    Predict(predict::PredictArgs),
+    /// Measure random workloads and compare them with their predictions.
+    Validate(Box<validate::ValidateArgs>),
+    /// Compare two profiles on standard or given workloads.
+    Compare(compare::CompareArgs),
+    /// Draw a profile's figures (and a validation's or comparison's) as SVG.
+    Plot(plot::PlotArgs),
+    /// Write a one-page HTML report of a profile, figures inline.
+    Report(plot::ReportArgs),
+    /// The simulated storage systems (`--target sim:NAME`).
+    Sim {
+        #[command(subcommand)]
+        command: sim::SimCommand,
+    },
+    /// Print the JSON Schema of willy's documents.
+    Schema {
+        /// Which document.
+        #[arg(value_enum, default_value = "run")]
+        document: schema::SchemaDoc,
+    },
+}
+
+impl Command {
+    pub fn run(self, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
+        match self {
+            Command::Run(args) => run::cmd_run(*args, interrupt),
+            Command::Predict(args) => predict::cmd_predict(args),
+            Command::Validate(args) => validate::cmd_validate(*args, interrupt),
+            Command::Compare(args) => compare::cmd_compare(args),
+            Command::Plot(args) => plot::cmd_plot(args),
+            Command::Report(args) => plot::cmd_report(args),
+            Command::Sim { command } => sim::cmd_sim(command),
+            Command::Schema { document } => schema::cmd_schema(document),
+        }
+    }
+}
+
+/// Checks that a result can be written to `p`, before anything is measured.
+pub(crate) fn check_json_path(p: &Path) -> Result<(), Error> {
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let ok = std::fs::metadata(dir).map(|m| m.is_dir()).unwrap_or(false);
+    if !ok {
+        return Err(Error::Usage(format!(
+            "cannot write --json {}: {} is not a directory",
+            p.display(),
+            dir.display()
+        )));
+    }
+    if p.is_dir() {
+        return Err(Error::Usage(format!(
+            "cannot write --json {}: it is a directory",
+            p.display()
+        )));
+    }
+    Ok(())
+}
+
+/// A checkpoint and `--resume` go together.
+fn check_resume(ckpt: &Path, resume: bool) -> Result<(), Error> {
+    match (ckpt.exists(), resume) {
+        (true, false) => Err(Error::Usage(format!(
+            "{} holds the points of an earlier run: pass --resume to continue it, or remove it",
+            ckpt.display()
+        ))),
+        (false, true) => Err(Error::Usage(format!(
+            "--resume: there is no checkpoint {} to resume",
+            ckpt.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `text` to `p` atomically.
+pub(crate) fn write_file(p: &Path, text: &str) -> anyhow::Result<()> {
+    willy::target::write_atomic(p, text).with_context(|| format!("writing {}", p.display()))
+}
+
+/// Reads a profile, with errors that say what to do.
+pub(crate) fn load_profile(p: &Path) -> Result<Profile, Error> {
+    let text = std::fs::read_to_string(p).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::Usage(format!(
+                "no profile at {}: run `willy run --scale` first, or pass --profile",
+                p.display()
+            ))
+        } else {
+            Error::Usage(format!("cannot read profile {}: {e}", p.display()))
+        }
+    })?;
+    Profile::from_json(&text).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))
+}
+
+/// A profile made ready for prediction, with errors naming its file.
+pub(crate) fn predictor(p: &Path, profile: &Profile) -> Result<Predictor, Error> {
+    Predictor::new(profile).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))
+}
+
+/// Reads workloads: one JSON object, an array, or JSON Lines. An object
+/// may carry a `"name"`; unnamed workloads are numbered from 1.
+pub(crate) fn read_workloads(p: &Path) -> Result<Vec<(String, Workload)>, Error> {
+    let text = std::fs::read_to_string(p)
+        .map_err(|e| Error::Usage(format!("cannot read workloads {}: {e}", p.display())))?;
+    let bad = |what: String| Error::BadWorkload(format!("{}: {what}", p.display()));
+    let values: Vec<serde_json::Value> = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Array(a)) => a,
+        Ok(v @ serde_json::Value::Object(_)) => vec![v],
+        Ok(_) => {
+            return Err(bad(
+                "expected a workload object, an array or JSON Lines".into()
+            ))
+        }
+        Err(_) => text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| serde_json::from_str(l).map_err(|e| bad(format!("line {}: {e}", i + 1))))
+            .collect::<Result<_, _>>()?,
+    };
+    if values.is_empty() {
+        return Err(bad("no workloads".into()));
+    }
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut v)| {
+            let name = v
+                .as_object_mut()
+                .and_then(|o| o.remove("name"))
+                .and_then(|n| n.as_str().map(str::to_string))
+                .unwrap_or_else(|| format!("#{}", i + 1));
+            let w = WorkloadPatch::from_json(&v.to_string())
+                .and_then(WorkloadPatch::build)
+                .map_err(|e| match e {
+                    Error::BadWorkload(m) => bad(format!("workload {name}: {m}")),
+                    other => other,
+                })?;
+            Ok((name, w))
+        })
+        .collect()
+}
+
+/// The flags of a prediction worth a reader's attention.
+pub(crate) fn flags(p: &willy::doc::prediction::Prediction) -> String {
+    let mut f = Vec::new();
+    if !p.extrapolated.is_empty() {
+        f.push(format!("extrapolated: {}", p.extrapolated.join(", ")));
+    }
+    if p.near_border {
+        f.push("near a region border: expect more error".into());
+    }
+    f.join("; ")
+}
+
+/// `--engine`: one of [`willy::engine::EngineKind::ALL`] by name.
+pub(crate) fn engine_parser(
+) -> impl clap::builder::TypedValueParser<Value = willy::engine::EngineKind> {
+    use clap::builder::TypedValueParser;
+    let names = willy::engine::EngineKind::ALL.map(|e| e.name());
+    clap::builder::PossibleValuesParser::new(names).map(|s| s.parse().expect("a listed engine"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_needs_resume_and_resume_needs_a_checkpoint() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("p.json.ckpt");
+        assert!(check_resume(&p, false).is_ok());
+        assert!(check_resume(&p, true)
+            .unwrap_err()
+            .to_string()
+            .contains("no checkpoint"));
+        std::fs::write(&p, "").unwrap();
+        assert!(check_resume(&p, false)
+            .unwrap_err()
+            .to_string()
+            .contains("--resume"));
+        assert!(check_resume(&p, true).is_ok());
+    }
+}

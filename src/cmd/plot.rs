@@ -1,0 +1,112 @@
+//! `willy plot` and `willy report`: a profile's figures as SVG files, or
+//! inline in one HTML page, with a validation's and a comparison's.
+
+use super::{check_json_path, load_profile, predictor, write_file};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use willy::doc::prediction::Comparison;
+use willy::doc::profile::Profile;
+use willy::doc::validation::ValidationReport;
+use willy::doc::DocError;
+use willy::Error;
+use willy_predict::plot::Figure;
+
+#[derive(Args, Debug)]
+pub struct PlotArgs {
+    /// The profile (`willy run --scale`).
+    #[arg(default_value = "willy-profile.json")]
+    pub profile: PathBuf,
+    /// Directory for the SVG files (created if missing).
+    #[arg(long, short, default_value = "willy-plots")]
+    pub out: PathBuf,
+    /// Also draw this `willy validate --json` result.
+    #[arg(long)]
+    pub validation: Option<PathBuf>,
+    /// Also draw this `willy compare --json` result.
+    #[arg(long)]
+    pub comparison: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// The profile (`willy run --scale`).
+    #[arg(default_value = "willy-profile.json")]
+    pub profile: PathBuf,
+    /// Include this `willy validate --json` result.
+    #[arg(long)]
+    pub validation: Option<PathBuf>,
+    /// The HTML file to write.
+    #[arg(long, short, default_value = "willy-report.html")]
+    pub output: PathBuf,
+}
+
+/// Reads a document with `parse`, with errors naming the file.
+fn read_doc<T>(p: &Path, parse: fn(&str) -> Result<T, DocError>) -> Result<T, Error> {
+    let text = std::fs::read_to_string(p)
+        .map_err(|e| Error::Usage(format!("cannot read {}: {e}", p.display())))?;
+    parse(&text).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))
+}
+
+fn figures(
+    profile: &Profile,
+    validation: Option<&ValidationReport>,
+) -> anyhow::Result<Vec<Figure>> {
+    let mut figs = willy_predict::plot::profile_figures(profile)
+        .map_err(|e| anyhow::anyhow!("drawing the profile: {e}"))?;
+    if let Some(v) = validation {
+        figs.extend(
+            willy_predict::plot::validation_figures(v)
+                .map_err(|e| anyhow::anyhow!("drawing the validation: {e}"))?,
+        );
+    }
+    Ok(figs)
+}
+
+pub fn cmd_plot(args: PlotArgs) -> anyhow::Result<()> {
+    let profile = load_profile(&args.profile)?;
+    predictor(&args.profile, &profile)?;
+    let validation = args
+        .validation
+        .as_deref()
+        .map(|p| read_doc(p, ValidationReport::from_json))
+        .transpose()?;
+    let comparison = match &args.comparison {
+        Some(p) => {
+            let c = read_doc(p, Comparison::from_json)?;
+            Some(
+                willy_predict::plot::comparison_figure(&c)
+                    .map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?,
+            )
+        }
+        None => None,
+    };
+    let mut figs = figures(&profile, validation.as_ref())?;
+    figs.extend(comparison);
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| Error::Usage(format!("cannot create {}: {e}", args.out.display())))?;
+    for f in &figs {
+        let path = args.out.join(format!("{}.svg", f.name));
+        write_file(&path, &f.svg)?;
+        println!("{}  {}", path.display(), f.title);
+    }
+    Ok(())
+}
+
+pub fn cmd_report(args: ReportArgs) -> anyhow::Result<()> {
+    let profile = load_profile(&args.profile)?;
+    predictor(&args.profile, &profile)?;
+    check_json_path(&args.output)?;
+    let validation = args
+        .validation
+        .as_deref()
+        .map(|p| read_doc(p, ValidationReport::from_json))
+        .transpose()?;
+    let figs = figures(&profile, validation.as_ref())?;
+    let html = willy_predict::report::html(&profile, &figs, validation.as_ref());
+    write_file(&args.output, &html)?;
+    for f in willy_predict::report::findings(&profile) {
+        println!("{f}");
+    }
+    println!("report     {}", args.output.display());
+    Ok(())
+}

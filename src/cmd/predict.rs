@@ -1,0 +1,61 @@
+//! `willy predict`: workloads' throughput from a profile.
+
+use super::{check_json_path, flags, load_profile, predictor, read_workloads, write_file};
+use clap::Args;
+use std::path::PathBuf;
+use willy::doc::prediction::{to_sorted_json, NamedPrediction, Predictions};
+use willy::units::human_bytes;
+use willy::Error;
+
+#[derive(Args, Debug)]
+pub struct PredictArgs {
+    /// Workloads: one JSON object, an array of them, or JSON Lines.
+    pub workloads: PathBuf,
+    /// The profile to predict from.
+    #[arg(long, default_value = "willy-profile.json")]
+    pub profile: PathBuf,
+    /// Also write the predictions as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+pub fn cmd_predict(args: PredictArgs) -> anyhow::Result<()> {
+    let profile = load_profile(&args.profile)?;
+    let pred = predictor(&args.profile, &profile)?;
+    let ws = read_workloads(&args.workloads)?;
+    if let Some(j) = &args.json {
+        check_json_path(j)?;
+    }
+    let mut out = Vec::new();
+    for (name, w) in ws {
+        pred.check(&w)
+            .map_err(|e| Error::BadWorkload(format!("workload {name}: {e}")))?;
+        let prediction = pred.predict(&w);
+        out.push(NamedPrediction {
+            name,
+            workload: w,
+            prediction,
+        });
+    }
+    println!(
+        "{:<12} {:>14} {:>12} {:>12} {:>7}  notes",
+        "workload", "throughput", "IOPS", "mean resp.", "region"
+    );
+    for n in &out {
+        let p = &n.prediction;
+        println!(
+            "{:<12} {:>12}/s {:>12.0} {:>9.3} ms {:>7}  {}",
+            n.name,
+            human_bytes(p.predicted_throughput_bytes_per_sec),
+            p.predicted_iops,
+            p.predicted_mean_response_secs * 1e3,
+            p.region,
+            flags(p)
+        );
+    }
+    if let Some(j) = &args.json {
+        let doc = Predictions::new(args.profile.display().to_string(), out);
+        write_file(j, &to_sorted_json(&doc))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,274 @@
+//! `willy run`: one workload measured on a target; with `--scale`, the
+//! self-scaling benchmark (`scale.rs`).
+
+use super::check_json_path;
+use crate::output;
+use crate::progress::Progress;
+use clap::{Args, ValueEnum};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use willy::engine::EngineKind;
+use willy::report::{RunReport, TargetInfo, RUN_SCHEMA_VERSION};
+use willy::run::{Measurement, RunConfig};
+use willy::sysinfo::SystemInfo;
+use willy::testbed::{TargetArg, Testbed, TestbedOptions};
+use willy::units::{Bytes, Think};
+use willy::workload::{Workload, WorkloadPatch};
+use willy::Error;
+
+/// The workload `willy run` measures when given none: Chen's usual focal
+/// point for readFrac and seqFrac, a working set that fits in memory.
+const DEFAULT_WORKLOAD: &str = include_str!("../../examples/default.json");
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Workload file (JSON). Flags below override its fields. Without it,
+    /// the default workload is used (see README).
+    #[arg(long, short)]
+    pub workload: Option<PathBuf>,
+    /// A directory to create files in, a raw block device, or a simulated
+    /// system: sim:PRESET or sim:config.json. [default: ./willy-data]
+    #[arg(long, short)]
+    pub target: Option<PathBuf>,
+    /// I/O engine: psync (one thread per generator, pread/pwrite), uring
+    /// (one io_uring, processNum requests in flight) or tokio-uring (the
+    /// same on the tokio-uring runtime).
+    #[arg(long, short, value_parser = super::engine_parser(), default_value = "uring")]
+    pub engine: EngineKind,
+    /// Use O_DIRECT on files (raw devices always do).
+    #[arg(long)]
+    pub direct: bool,
+    /// Write the result as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Seed of the generators.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Permit writes to a raw device (refused anyway if it is in use or holds data).
+    #[arg(long)]
+    pub allow_device_writes: bool,
+
+    /// Working-set size over all generators, e.g. 1GiB.
+    #[arg(long, help_heading = "Workload")]
+    pub unique_bytes: Option<Bytes>,
+    /// Mean request size, e.g. 16KiB.
+    #[arg(long, help_heading = "Workload")]
+    pub size_mean: Option<Bytes>,
+    /// Fraction of reads, 0 to 1.
+    #[arg(long, allow_negative_numbers = true, help_heading = "Workload")]
+    pub read_frac: Option<f64>,
+    /// Fraction of sequential requests, 0 to 1.
+    #[arg(long, allow_negative_numbers = true, help_heading = "Workload")]
+    pub seq_frac: Option<f64>,
+    /// Number of closed-loop generators.
+    #[arg(long, help_heading = "Workload")]
+    pub process_num: Option<u32>,
+    /// Think time between a completion and the next request, e.g. 1ms.
+    #[arg(long, help_heading = "Workload")]
+    pub cpu_think: Option<Think>,
+    /// Block size: alignment and unit of request sizes [default: 4KiB].
+    #[arg(long, help_heading = "Workload")]
+    pub block_size: Option<Bytes>,
+
+    /// Target relative half-width of the 95% confidence interval.
+    #[arg(long, default_value_t = 0.05, help_heading = "Stopping rule")]
+    pub ci: f64,
+    /// Shortest measurement.
+    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
+    pub min_time: Duration,
+    /// Longest measurement [default: 60s; 600s of virtual time on sim: targets,
+    /// where time is cheap]
+    #[arg(long, value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
+    pub max_time: Option<Duration>,
+    /// Measurement interval (batch means works on these).
+    #[arg(long, default_value = "250ms", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
+    pub interval: Duration,
+    /// Shortest warm start.
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
+    pub warmup_min: Duration,
+    /// Longest warm start, which otherwise runs until uniqueBytes have moved
+    /// [default: 60s; 600s of virtual time on sim: targets]
+    #[arg(long, value_parser = humantime::parse_duration, help_heading = "Stopping rule")]
+    pub warmup_max: Option<Duration>,
+
+    /// Run the self-scaling benchmark instead of one workload (on a
+    /// directory or a sim: target; not yet on raw devices): find the
+    /// performance regions, their focal points and the curves around them,
+    /// and write a profile.
+    #[arg(long, help_heading = "Self-scaling")]
+    pub scale: bool,
+    /// Where --scale writes the profile; every measured point is saved at
+    /// once in PROFILE.ckpt beside it.
+    #[arg(
+        long,
+        default_value = "willy-profile.json",
+        help_heading = "Self-scaling"
+    )]
+    pub profile: PathBuf,
+    /// Continue an interrupted --scale run from its checkpoint, measuring no
+    /// finished point again.
+    #[arg(long, requires = "scale", help_heading = "Self-scaling")]
+    pub resume: bool,
+    /// Time for the whole --scale run on a real target (e.g. 15m, 8h): the
+    /// plan divides it between the points. Ignored on sim: targets.
+    #[arg(long, default_value = "15m", value_parser = humantime::parse_duration, help_heading = "Self-scaling")]
+    pub budget: Duration,
+    /// How --scale chooses focal points: in the middle of each region
+    /// (Chen's section 4.5), or one global knee at 75% of the maximum
+    /// (section 4.4).
+    #[arg(
+        long,
+        value_enum,
+        default_value = "middle",
+        help_heading = "Self-scaling"
+    )]
+    pub focus: FocusArg,
+    /// Run inside a memory cgroup of this size (beneath willy's own, removed
+    /// afterwards), so that the file cache is about this big, e.g. 1GiB.
+    #[arg(long)]
+    pub cache_limit: Option<Bytes>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FocusArg {
+    /// One focal vector in the middle of each performance region.
+    Middle,
+    /// One global knee: each parameter at its hardest value that still
+    /// reaches 75% of the maximum, iterated until stable.
+    Knee,
+}
+
+impl RunArgs {
+    /// The testbed's options from the flags.
+    pub fn testbed_options(&self) -> TestbedOptions {
+        TestbedOptions {
+            direct: self.direct,
+            allow_device_writes: self.allow_device_writes,
+            cache_limit: self.cache_limit.map(|b| b.0),
+        }
+    }
+
+    /// The stopping rule from the flags; `long` is the default longest
+    /// warm-up and measurement.
+    fn run_config(&self, long: Duration, interrupt: Arc<AtomicBool>) -> RunConfig {
+        RunConfig {
+            engine: self.engine,
+            seed: self.seed,
+            interval: self.interval,
+            min_duration: self.min_time,
+            max_duration: self.max_time.unwrap_or(long),
+            target_ci_rel: self.ci,
+            warmup_min: self.warmup_min,
+            warmup_max: self.warmup_max.unwrap_or(long),
+            interrupt,
+        }
+    }
+}
+
+fn workload_of(args: &RunArgs) -> Result<Workload, Error> {
+    let base = match &args.workload {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                Error::Usage(format!("cannot read workload file {}: {e}", p.display()))
+            })?;
+            WorkloadPatch::from_json(&text).map_err(|e| match e {
+                Error::BadWorkload(m) => Error::BadWorkload(format!("{}: {m}", p.display())),
+                other => other,
+            })?
+        }
+        None => WorkloadPatch::from_json(DEFAULT_WORKLOAD)?,
+    };
+    base.overlay(WorkloadPatch {
+        unique_bytes: args.unique_bytes,
+        size_mean: args.size_mean,
+        read_frac: args.read_frac,
+        seq_frac: args.seq_frac,
+        process_num: args.process_num,
+        cpu_think: args.cpu_think,
+        block_size: args.block_size,
+    })
+    .build()
+}
+
+/// The generators' LRU stacks live in willy's memory, which the page cache
+/// under test would otherwise have: refuse a workload whose stacks would
+/// take more than a quarter of the machine's memory.
+fn check_stack_memory(w: &Workload) -> Result<(), Error> {
+    let mem = SystemInfo::collect(Path::new(".")).memory_bytes;
+    let need = w.stack_memory_bytes();
+    if mem > 0 && need > mem / 4 {
+        return Err(Error::Usage(format!(
+            "the generators' LRU stacks would need {} of memory ({} per block), more than a quarter of this machine's {}; raise blockSize",
+            Bytes(need),
+            willy::workload::STACK_BYTES_PER_BLOCK,
+            Bytes(mem)
+        )));
+    }
+    Ok(())
+}
+
+pub fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
+    let w = workload_of(&args)?;
+    let target = TargetArg::parse(args.target.as_deref());
+    // Virtual time costs little: let simulated runs go on until the interval
+    // is tight, where a real run would give up after a minute.
+    let long = Duration::from_secs(if target.is_simulated() { 600 } else { 60 });
+    let cfg = args.run_config(long, interrupt.clone());
+    cfg.validate()?;
+    check_stack_memory(&w)?;
+    if let Some(p) = &args.json {
+        check_json_path(p)?;
+    }
+    // The cgroup and the files go when the testbed does, however this
+    // function returns.
+    let mut bed = Testbed::open(target, &args.testbed_options())?;
+    if args.scale {
+        return super::scale::run(&args, &w, cfg, &mut bed, &interrupt);
+    }
+    let mut prog = Progress::new();
+    let ws = std::slice::from_ref(&w);
+    let mut fill = |done: u64, total: u64| {
+        prog.filling(done, total);
+        !interrupt.load(Ordering::Relaxed)
+    };
+    let prepared = bed.prepare(ws, &mut fill);
+    // Described once the files exist (the default directory is made first).
+    let system = bed.system();
+    let m = prepared
+        .and_then(|_| bed.measure_observed(ws, &cfg, &mut |_, _| true, &mut |s| prog.running(s)));
+    prog.finish();
+    let info = bed.info();
+    drop(bed);
+    finish(&args, report(w, &cfg, info, system, m?.remove(0)))
+}
+
+/// Prints the table and writes the JSON (atomically).
+fn finish(args: &RunArgs, report: RunReport) -> anyhow::Result<()> {
+    print!("{}", output::table(&report));
+    if let Some(p) = &args.json {
+        super::write_file(p, &(serde_json::to_string_pretty(&report)? + "\n"))?;
+    }
+    Ok(())
+}
+
+fn report(
+    w: Workload,
+    cfg: &RunConfig,
+    target: TargetInfo,
+    system: SystemInfo,
+    m: Measurement,
+) -> RunReport {
+    RunReport {
+        kind: "willy-run".into(),
+        schema_version: RUN_SCHEMA_VERSION,
+        workload: w,
+        engine: cfg.engine,
+        simulated: target.kind == willy::target::TargetKind::Simulated,
+        target,
+        seed: cfg.seed,
+        measurement: m,
+        system,
+    }
+}

@@ -1,0 +1,411 @@
+//! `willy run --scale`: the self-scaling benchmark, with every point saved
+//! as soon as it is measured, on a simulated system or on files in a
+//! directory, through the testbed.
+//!
+//! On real files the run has a time budget (`--budget`, a
+//! [`TimeBudget`]): before each point the time left is shared between the
+//! points the scaler still expects (docs/SCALING.md, "Time"). The testbed
+//! keeps a point's files while the next point needs the same ones.
+
+use super::run::{FocusArg, RunArgs};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::cell::RefCell;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use willy::checkpoint::{path_beside, Checkpoint, Record, Setting};
+use willy::doc::profile::{Profile, PROFILE_SCHEMA_VERSION};
+use willy::run::{Measurement, RunConfig};
+use willy::testbed::Testbed;
+use willy::units::Bytes;
+use willy::workload::Workload;
+use willy::Error;
+use willy_scale::budget::{Fixed, TimeBudget, WallClock, MIN_POINT};
+use willy_scale::curve::{MIN_DROP, MIN_PLATEAU, ONSET_H, STEEP_SLOPE};
+use willy_scale::scaler::{scale, Focus, Measured, ScalePlan, Stage, IMPROVES, KNEE, SAME_CACHE};
+
+/// One bar on a terminal, one line per point otherwise.
+struct Bar {
+    bar: Option<ProgressBar>,
+}
+
+impl Bar {
+    fn new() -> Bar {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let b = ProgressBar::new(1);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} points, ETA {eta}: {msg}",
+                )
+                .expect("template")
+                .progress_chars("=> "),
+            );
+            b.enable_steady_tick(Duration::from_millis(500));
+            b
+        });
+        Bar { bar }
+    }
+
+    fn start(&self, n: usize, expected: usize, stage: &str, w: &Workload) {
+        if let Some(b) = &self.bar {
+            b.set_length(expected as u64);
+            b.set_position(n as u64);
+            b.set_message(format!("{stage}: {w}"));
+        }
+    }
+
+    fn done(&self, line: String) {
+        match &self.bar {
+            Some(b) => b.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+fn fmt_duration(d: Duration) -> String {
+    humantime::format_duration(Duration::from_secs(d.as_secs())).to_string()
+}
+
+/// The plan for the testbed's target, and the label its points are saved
+/// under.
+fn plan_for(args: &RunArgs, bed: &Testbed) -> Result<(ScalePlan, String), Error> {
+    let focus = match args.focus {
+        FocusArg::Middle => Focus::Middle,
+        FocusArg::Knee => Focus::Knee,
+    };
+    if let Some(sim) = bed.sim() {
+        return Ok((ScalePlan::for_sim(sim, focus), bed.target().to_string()));
+    }
+    let dir = bed.target().path().expect("a real target has a path");
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::Usage(format!(
+            "--scale runs on a directory or a simulated system; {} is not a directory (raw devices are not supported by --scale yet)",
+            dir.display()
+        )));
+    }
+    let probe = if dir.exists() {
+        dir.clone()
+    } else {
+        PathBuf::from(".")
+    };
+    let memory = bed.system().memory_bytes;
+    let free = willy::target::free_bytes(&probe)?;
+    let shown = probe.display().to_string();
+    let (plan, warning) = ScalePlan::for_files(memory, bed.cache_limit(), free, &shown, focus)?;
+    if let Some(w) = warning {
+        eprintln!("willy: warning: {w}");
+    }
+    let label = match args.cache_limit {
+        Some(l) => format!("{} (cache-limit {l})", dir.display()),
+        None => dir.display().to_string(),
+    };
+    Ok((plan, label))
+}
+
+/// Says what the run will do, and with which thresholds.
+fn announce(bed: &Testbed, plan: &ScalePlan, cfg: &RunConfig, ckpt: &Path) {
+    if let Some(cg) = bed.cgroup() {
+        eprintln!(
+            "willy: running in memory cgroup {} limited to {}",
+            cg.path().display(),
+            Bytes(bed.cache_limit().unwrap_or_default())
+        );
+    }
+    eprintln!(
+        "willy: scaling {}: three uniqueBytes sweeps from {} to {} ({} log-spaced points each, up to {} more where one drops): random reads and random writes to find the caches, then the focal vector; then {}; checkpoint {}",
+        bed.target(),
+        Bytes(plan.unique.from),
+        Bytes(plan.unique.to),
+        plan.unique.points,
+        plan.unique.refine,
+        match plan.focus {
+            Focus::Middle => "a focal vector in the middle of each region and four curves around it",
+            Focus::Knee => "one global knee (75% of each curve's maximum) and the curves through it",
+        },
+        ckpt.display()
+    );
+    eprintln!(
+        "willy: thresholds: a drop is a run of log-log slopes below {STEEP_SLOPE} losing at least {MIN_DROP}x (runs less than {MIN_PLATEAU}x of uniqueBytes apart are one); a read-probe cache is the LRU size serving {ONSET_H} of requests at the drop's onset (h = {ONSET_H}), a write-probe cache the one serving 1/2 at its centre; a write-probe cache within {SAME_CACHE}x of a read-probe cache is that cache; sizeMean and processNum grow while a doubling gains {IMPROVES}x (sizeMean at least to 1 MiB, processNum to {}); focal sizeMean/processNum {}; each point stops at a 95% CI of +-{:.0}%",
+        plan.max_process_num,
+        match plan.focus {
+            Focus::Middle => "halfway between the curve's minimum and maximum (processNum at most the focal uniqueBytes over the region's lower border)".to_string(),
+            Focus::Knee => format!("at {:.0}% of the maximum", KNEE * 100.0),
+        },
+        cfg.target_ci_rel * 100.0
+    );
+}
+
+/// On real files: how the budget is shared, and warnings when it is short.
+fn announce_budget(args: &RunArgs, plan: &ScalePlan, budget: &TimeBudget<WallClock>, block: u64) {
+    let expected = plan.expected_points(block, None);
+    let share = args.budget.as_secs_f64() / expected as f64;
+    let floor = budget.floor().as_secs_f64();
+    let fills: u64 = (0..plan.unique.points)
+        .map(|i| {
+            let (a, b) = (plan.unique.from as f64, plan.unique.to as f64);
+            (a * (b / a).powf(i as f64 / (plan.unique.points - 1) as f64)) as u64
+        })
+        .sum();
+    eprintln!(
+        "willy: plan: about {expected} points in a budget of {}: about {:.0} s each (a warm-up of {:.0}-{:.0} s, then up to {:.0}-{:.0} s of measurement); the sweep writes {} of files in all",
+        fmt_duration(args.budget),
+        share,
+        share / 4.0,
+        share / 2.0,
+        (share / 2.0).max(floor),
+        (share * 0.75).max(floor),
+        Bytes(fills),
+    );
+    if share < MIN_POINT.as_secs_f64() {
+        eprintln!(
+            "willy: warning: a budget of {} gives each point less than {} s: points will be short and their confidence intervals wide; about {} would give each {} s (pass a longer --budget)",
+            fmt_duration(args.budget),
+            MIN_POINT.as_secs(),
+            fmt_duration(MIN_POINT * expected as u32),
+            MIN_POINT.as_secs()
+        );
+    }
+    if args.cache_limit.is_none() && plan.unique.to > 8 << 30 {
+        eprintln!(
+            "willy: note: reaching the disk region needs working sets up to {}; priming one by random I/O takes far longer than the budget gives a point. --cache-limit 1GiB reaches the disk region at 4 GiB",
+            Bytes(plan.unique.to)
+        );
+    }
+}
+
+/// Everything a point needs: the testbed, the checkpoint, the budget.
+struct Session<'a> {
+    bed: &'a mut Testbed,
+    ck: Checkpoint,
+    setting: Setting,
+    cfg: RunConfig,
+    fixed: Fixed,
+    budget: &'a RefCell<TimeBudget<WallClock>>,
+    bar: Bar,
+    interrupt: &'a AtomicBool,
+    measured: usize,
+    resumed: usize,
+}
+
+impl Session<'_> {
+    /// One point: from the checkpoint, or measured now and saved.
+    fn point(&mut self, w: &Workload, stage: &Stage) -> Result<Measured, Error> {
+        if self.interrupt.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        let n = self.measured + self.resumed;
+        self.bar.start(n, stage.expected_points, &stage.what, w);
+        let left = stage.expected_points.saturating_sub(n).max(1);
+        let (m, fresh) = match self.ck.get(w, &self.setting) {
+            Some(m) => (m.clone(), false),
+            None => {
+                let m = self.measure(w, left)?;
+                self.ck.save(Record {
+                    workload: w.clone(),
+                    setting: self.setting.clone(),
+                    measurement: m.clone(),
+                })?;
+                (m, true)
+            }
+        };
+        if fresh {
+            self.measured += 1
+        } else {
+            self.resumed += 1
+        };
+        self.bar.done(format!(
+            "willy: point {} ({}): {w}: {}/s ±{} ({})",
+            self.measured + self.resumed,
+            stage.what,
+            Bytes(m.throughput_bytes_per_sec as u64),
+            m.ci95_rel
+                .map(|r| format!("{:.1}%", r * 100.0))
+                .unwrap_or_else(|| "?".into()),
+            if fresh { "measured" } else { "resumed" }
+        ));
+        Ok(Measured {
+            throughput: m.throughput_bytes_per_sec,
+            ci95_rel: m.ci95_rel,
+            duration_secs: m.duration_secs,
+        })
+    }
+
+    /// Measures a point; on real files within its share of the budget,
+    /// with `left` points still expected.
+    fn measure(&mut self, w: &Workload, left: usize) -> Result<Measurement, Error> {
+        if self.bed.is_simulated() {
+            return self.bed.measure(w, &self.cfg);
+        }
+        let start = Instant::now();
+        let interrupt = self.interrupt;
+        let mut fill = |_: u64, _: u64| !interrupt.load(Ordering::Relaxed);
+        let reused = self.bed.prepare(std::slice::from_ref(w), &mut fill)?;
+        let plan = self.budget.borrow().plan(left, reused);
+        let mut c = self.cfg.clone();
+        if self.fixed.warmup_max.is_none() {
+            c.warmup_max = plan.warmup_max;
+            c.warmup_min = c.warmup_min.min(c.warmup_max);
+        }
+        if self.fixed.max_time.is_none() {
+            c.max_duration = plan.max_duration;
+            c.min_duration = c.min_duration.min(plan.min_duration_cap);
+        }
+        let m = self.bed.measure(w, &c)?;
+        let busy = Duration::from_secs_f64(m.duration_secs + m.warmup.secs);
+        self.budget.borrow_mut().record(start.elapsed(), busy);
+        Ok(m)
+    }
+}
+
+pub fn run(
+    args: &RunArgs,
+    first: &Workload,
+    mut cfg: RunConfig,
+    bed: &mut Testbed,
+    interrupt: &AtomicBool,
+) -> anyhow::Result<()> {
+    super::check_json_path(&args.profile)?;
+    let ckpt_path = path_beside(&args.profile);
+    super::check_resume(&ckpt_path, args.resume)?;
+    let (plan, label) = plan_for(args, bed)?;
+    // Virtual time is cheap: prime until uniqueBytes have moved.
+    if bed.is_simulated() && args.warmup_max.is_none() {
+        cfg.warmup_max = Duration::from_secs(20_000);
+    }
+    announce(bed, &plan, &cfg, &ckpt_path);
+    let fixed = Fixed {
+        warmup_max: args.warmup_max,
+        max_time: args.max_time,
+    };
+    let budget = RefCell::new(TimeBudget::new(
+        WallClock::start(),
+        args.budget,
+        cfg.interval,
+        fixed,
+    ));
+    if !bed.is_simulated() {
+        announce_budget(args, &plan, &budget.borrow(), first.block_size.0);
+    }
+    let simulated = bed.is_simulated();
+    let mut s = Session {
+        setting: Setting {
+            seed: cfg.seed,
+            engine: cfg.engine.name().into(),
+            target: label,
+            direct: args.direct,
+            pass: None,
+        },
+        ck: Checkpoint::open(&ckpt_path)?,
+        bed,
+        cfg: cfg.clone(),
+        fixed,
+        budget: &budget,
+        bar: Bar::new(),
+        interrupt,
+        measured: 0,
+        resumed: 0,
+    };
+    // A simulated system has no budget.
+    let afford = || {
+        if simulated {
+            usize::MAX
+        } else {
+            budget.borrow().afford()
+        }
+    };
+    let result = scale(first, &plan, &mut |w, st| s.point(w, st), &afford, cfg.seed);
+    s.bar.finish();
+    s.bed.release(); // the files go before anything else is said
+    let scaled = match result {
+        Ok(scaled) => scaled,
+        Err(Error::Interrupted) => {
+            eprintln!(
+                "willy: interrupted; the points measured so far are in {}: --resume continues",
+                ckpt_path.display()
+            );
+            return Err(Error::Interrupted.into());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let profile = profile_of(scaled, s.bed, &cfg);
+    profile
+        .validate()
+        .map_err(|e| anyhow::anyhow!("internal error: {e}"))?;
+    super::write_file(
+        &args.profile,
+        &(serde_json::to_string_pretty(&profile)? + "\n"),
+    )?;
+    let (measured, resumed) = (s.measured, s.resumed);
+    drop(s);
+    let _ = std::fs::remove_file(&ckpt_path); // the profile holds every point now
+    let took = budget.borrow().elapsed();
+    summary(&args.profile, &profile, measured, resumed, took);
+    Ok(())
+}
+
+fn profile_of(scaled: willy_scale::scaler::Scaled, bed: &Testbed, cfg: &RunConfig) -> Profile {
+    Profile {
+        kind: "willy-profile".into(),
+        schema_version: PROFILE_SCHEMA_VERSION,
+        system: bed.system(),
+        simulated: bed.is_simulated(),
+        target: bed.target().to_string(),
+        cache_limit_bytes: bed.cache_limit(),
+        engine: cfg.engine,
+        direct: bed.direct(),
+        seed: cfg.seed,
+        ranges: scaled.ranges,
+        points: scaled.points,
+        unique_bytes_curve: scaled.unique_bytes_curve,
+        regions: scaled.regions,
+        cache_sizes_bytes: scaled.cache_sizes_bytes,
+        caches: scaled.caches,
+    }
+}
+
+fn summary(path: &Path, profile: &Profile, measured: usize, resumed: usize, took: Duration) {
+    println!(
+        "profile    {} ({} points: {measured} measured now, {resumed} resumed, in {})",
+        path.display(),
+        profile.points.len(),
+        fmt_duration(took)
+    );
+    let sizes: Vec<String> = profile
+        .caches
+        .iter()
+        .map(|c| {
+            let cpu = willy_predict::report::within_cpu_cache(profile, c.size_bytes)
+                .map(|l| {
+                    format!(
+                        "; no larger than the CPU's {} cache: maybe the CPU's",
+                        Bytes(l)
+                    )
+                })
+                .unwrap_or_default();
+            format!("{} (seen by {}{cpu})", Bytes(c.size_bytes), c.probe)
+        })
+        .collect();
+    println!(
+        "caches     {}",
+        if sizes.is_empty() {
+            "none found".to_string()
+        } else {
+            sizes.join(", ")
+        }
+    );
+    for (k, r) in profile.regions.iter().enumerate() {
+        println!(
+            "region {k}   uniqueBytes {} to {}; focal {}",
+            Bytes(r.from_unique_bytes),
+            Bytes(r.to_unique_bytes),
+            r.focal
+        );
+    }
+}

@@ -1,0 +1,30 @@
+//! `willy schema`: the JSON Schema of each document.
+
+use clap::ValueEnum;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SchemaDoc {
+    /// The document `willy run --json` writes.
+    Run,
+    /// The profile `willy run --scale` writes.
+    Profile,
+    /// The document `willy validate --json` writes.
+    Validation,
+    /// The document `willy predict --json` writes.
+    Predictions,
+    /// The document `willy compare --json` writes.
+    Comparison,
+}
+
+pub fn cmd_schema(document: SchemaDoc) -> anyhow::Result<()> {
+    use willy::doc::{prediction, profile, validation};
+    let text = match document {
+        SchemaDoc::Run => willy::report::schema(),
+        SchemaDoc::Profile => profile::schema(),
+        SchemaDoc::Validation => validation::schema(),
+        SchemaDoc::Predictions => prediction::predictions_schema(),
+        SchemaDoc::Comparison => prediction::comparison_schema(),
+    };
+    print!("{text}");
+    Ok(())
+}

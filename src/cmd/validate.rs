@@ -1,0 +1,373 @@
+//! `willy validate`: random workloads measured twice and predicted from a
+//! profile (Chen 1992, sections 5.3-5.4), through the testbed, with every
+//! measurement saved at once so that `--resume` measures none again.
+//!
+//! The workloads are measured the way the profile's points were: with its
+//! engine (unless `--engine` says otherwise) and its O_DIRECT setting.
+
+use super::{check_json_path, check_resume, load_profile, predictor, write_file};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use willy::checkpoint::{path_beside, Checkpoint, Setting};
+use willy::doc::profile::Profile;
+use willy::doc::validation::ValidationReport;
+use willy::engine::EngineKind;
+use willy::run::RunConfig;
+use willy::testbed::{TargetArg, Testbed, TestbedOptions};
+use willy::units::{human_bytes, Bytes};
+use willy::workload::Workload;
+use willy::Error;
+use willy_predict::predict::Predictor;
+use willy_predict::validate::{random_workloads, rel_error, Orthogonal, Setup, ValidatedPoint};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BaselineArg {
+    /// Multidimensional interpolation on an orthogonal sample (Chen 5.4).
+    Orthogonal,
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// The profile whose predictions are checked.
+    #[arg(long, default_value = "willy-profile.json")]
+    pub profile: PathBuf,
+    /// Random workloads to measure (each is measured twice).
+    #[arg(long, default_value_t = 100)]
+    pub samples: usize,
+    /// Where to measure [default: the profile's target].
+    #[arg(long, short)]
+    pub target: Option<PathBuf>,
+    /// Write every point and the statistics as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Seed of the random workloads and of the generators.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also measure a baseline and report its error beside the model's
+    /// (simulated targets only).
+    #[arg(long, value_enum)]
+    pub baseline: Option<BaselineArg>,
+    /// Values per parameter of the orthogonal sample [default: at least 3
+    /// each, raised one parameter at a time until the grid has at least as
+    /// many points as the profile].
+    #[arg(long)]
+    pub levels: Option<usize>,
+    /// I/O engine [default: the profile's].
+    #[arg(long, short, value_parser = super::engine_parser())]
+    pub engine: Option<EngineKind>,
+    /// Memory cgroup limit for real targets [default: the profile's].
+    #[arg(long)]
+    pub cache_limit: Option<Bytes>,
+    /// Shortest measurement of one workload (capped by --max-time).
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "5s")]
+    pub min_time: Duration,
+    /// Longest measurement of one workload [default: 20s; 600s on sim:].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub max_time: Option<Duration>,
+    /// Measurement interval (batch means works on these).
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "250ms")]
+    pub interval: Duration,
+    /// Longest warm start of one workload [default: 20s; unbounded on sim:].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub warmup_max: Option<Duration>,
+    /// Continue an interrupted validation from its checkpoint (JSON.ckpt,
+    /// or PROFILE.validation.ckpt without --json), measuring no finished
+    /// workload again.
+    #[arg(long)]
+    pub resume: bool,
+}
+
+impl ValidateArgs {
+    /// The stopping rule: generous on a simulated system, where time is
+    /// virtual.
+    fn run_config(&self, engine: EngineKind, sim: bool, interrupt: Arc<AtomicBool>) -> RunConfig {
+        let long = if sim { 600 } else { 20 };
+        let mut cfg = RunConfig {
+            engine,
+            seed: self.seed,
+            max_duration: self.max_time.unwrap_or(Duration::from_secs(long)),
+            interval: self.interval,
+            warmup_max: self.warmup_max.unwrap_or(Duration::from_secs(if sim {
+                20_000
+            } else {
+                20
+            })),
+            interrupt,
+            ..RunConfig::default()
+        };
+        cfg.min_duration = self.min_time.min(cfg.max_duration);
+        cfg
+    }
+
+    /// Where the measurements are saved.
+    fn checkpoint(&self) -> PathBuf {
+        match &self.json {
+            Some(j) => path_beside(j),
+            None => path_beside(&self.profile.with_extension("validation")),
+        }
+    }
+}
+
+/// Measures workloads on the testbed, each (workload, pass) once: saved
+/// the moment it is measured, and taken from the checkpoint on `--resume`.
+struct Passes<'a> {
+    bed: Testbed,
+    ck: Checkpoint,
+    setting: Setting,
+    cfg: RunConfig,
+    interrupt: &'a AtomicBool,
+}
+
+impl Passes<'_> {
+    /// Throughput of each workload in pass `pass`, with generators seeded
+    /// `seed`.
+    fn measure(&mut self, ws: &[Workload], pass: &str, seed: u64) -> Result<Vec<f64>, Error> {
+        let mut c = self.cfg.clone();
+        c.seed = seed;
+        let setting = Setting {
+            seed,
+            pass: Some(pass.into()),
+            ..self.setting.clone()
+        };
+        let mut out = Vec::with_capacity(ws.len());
+        for (i, w) in ws.iter().enumerate() {
+            if self.interrupt.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted);
+            }
+            let bed = &mut self.bed;
+            let (m, fresh) = self
+                .ck
+                .measure_or_resume(w, &setting, |w| bed.measure(w, &c))?;
+            let t = m.throughput_bytes_per_sec;
+            eprintln!(
+                "willy: {pass} {}/{}: {w}: {}/s ({})",
+                i + 1,
+                ws.len(),
+                human_bytes(t),
+                if fresh { "measured" } else { "resumed" }
+            );
+            out.push(t);
+        }
+        Ok(out)
+    }
+}
+
+/// Opens the testbed as the profile was measured, saying where the
+/// engine differs.
+fn open(
+    args: &ValidateArgs,
+    profile: &Profile,
+    interrupt: &Arc<AtomicBool>,
+) -> Result<(Testbed, RunConfig), Error> {
+    let given = args
+        .target
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&profile.target));
+    let target = TargetArg::parse(Some(&given));
+    let sim = target.is_simulated();
+    if !sim && args.baseline.is_some() {
+        return Err(Error::Usage(
+            "--baseline orthogonal runs on simulated targets only (it measures hundreds of workloads)".into(),
+        ));
+    }
+    let engine = args.engine.unwrap_or(profile.engine);
+    if engine != profile.engine {
+        eprintln!(
+            "willy: note: measuring with the {} engine; the profile was measured with {}",
+            engine.name(),
+            profile.engine.name()
+        );
+    }
+    let cfg = args.run_config(engine, sim, interrupt.clone());
+    cfg.validate()?;
+    let opts = TestbedOptions {
+        direct: profile.direct,
+        allow_device_writes: false,
+        cache_limit: if sim {
+            None
+        } else {
+            args.cache_limit.map(|b| b.0).or(profile.cache_limit_bytes)
+        },
+    };
+    let bed = Testbed::open(target, &opts)?;
+    if let Some(limit) = bed.cache_limit() {
+        eprintln!(
+            "willy: measuring in a memory cgroup limited to {}",
+            Bytes(limit)
+        );
+    }
+    Ok((bed, cfg))
+}
+
+pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
+    let profile = load_profile(&args.profile)?;
+    let pred = predictor(&args.profile, &profile)?;
+    if args.samples == 0 {
+        return Err(Error::Usage("--samples must be at least 1".into()).into());
+    }
+    if let Some(j) = &args.json {
+        check_json_path(j)?;
+    }
+    let ckpt = args.checkpoint();
+    check_resume(&ckpt, args.resume)?;
+    let (bed, cfg) = open(&args, &profile, &interrupt)?;
+    let setup = Setup {
+        profile: args.profile.display().to_string(),
+        profile_points: profile.points.len(),
+        target: bed.target().to_string(),
+        engine: cfg.engine,
+        direct: bed.direct(),
+        seed: args.seed,
+    };
+    let mut passes = Passes {
+        setting: Setting {
+            seed: args.seed,
+            engine: cfg.engine.name().into(),
+            target: setup.target.clone(),
+            direct: setup.direct,
+            pass: None,
+        },
+        ck: Checkpoint::open(&ckpt)?,
+        bed,
+        cfg,
+        interrupt: &interrupt,
+    };
+    let report = match measure_all(&args, &profile, &pred, &mut passes, setup) {
+        Err(Error::Interrupted) => {
+            drop(passes); // the files go first
+            eprintln!(
+                "willy: interrupted; the workloads measured so far are in {}: --resume continues",
+                ckpt.display()
+            );
+            return Err(Error::Interrupted.into());
+        }
+        r => r?,
+    };
+    drop(passes);
+    print_report(&report);
+    if let Some(j) = &args.json {
+        write_file(j, &(serde_json::to_string_pretty(&report)? + "\n"))?;
+    }
+    let _ = std::fs::remove_file(&ckpt); // the result holds every measurement
+    Ok(())
+}
+
+/// Both passes, the baseline if asked, and the statistics.
+fn measure_all(
+    args: &ValidateArgs,
+    profile: &Profile,
+    pred: &Predictor,
+    passes: &mut Passes,
+    setup: Setup,
+) -> Result<ValidationReport, Error> {
+    let block = profile.regions[0].focal.block_size.0;
+    let ws = random_workloads(&profile.ranges, args.samples, args.seed, block);
+    let first = passes.measure(&ws, "workload", args.seed)?;
+    let again = passes.measure(&ws, "repeat", args.seed.wrapping_add(1))?;
+    let baseline = match args.baseline {
+        Some(_) => Some(baseline(args, profile, passes, block)?),
+        None => None,
+    };
+    let points: Vec<ValidatedPoint> = ws
+        .iter()
+        .zip(first.iter().zip(&again))
+        .map(|(w, (&m, &r))| {
+            let p = pred.predict(w);
+            ValidatedPoint {
+                workload: w.clone(),
+                measured_bytes_per_sec: m,
+                repeat_bytes_per_sec: r,
+                predicted_bytes_per_sec: p.predicted_throughput_bytes_per_sec,
+                error: rel_error(p.predicted_throughput_bytes_per_sec, m),
+                repeat_error: rel_error(r, m),
+                baseline_predicted_bytes_per_sec: baseline.as_ref().map(|(o, _, _)| o.predict(w)),
+                region: p.region,
+                extrapolated: p.extrapolated,
+                near_border: p.near_border,
+            }
+        })
+        .collect();
+    let levels = baseline.as_ref().map(|(_, n, l)| (*l, *n));
+    Ok(willy_predict::validate::report(setup, points, levels))
+}
+
+/// Chen's orthogonal baseline: a grid measured, interpolated.
+fn baseline(
+    args: &ValidateArgs,
+    profile: &Profile,
+    passes: &mut Passes,
+    block: u64,
+) -> Result<(Orthogonal, usize, [usize; 5]), Error> {
+    let levels = match args.levels {
+        Some(l) => [l.max(2); 5],
+        None => Orthogonal::levels_for(&profile.ranges, profile.points.len()),
+    };
+    let axes = Orthogonal::axes(&profile.ranges, levels);
+    let grid = Orthogonal::grid(&axes, block);
+    eprintln!(
+        "willy: orthogonal baseline: {} workloads ({levels:?} values of uniqueBytes, sizeMean, readFrac, seqFrac, processNum) against the profile's {} points",
+        grid.len(),
+        profile.points.len()
+    );
+    let values = passes.measure(&grid, "baseline", args.seed)?;
+    Ok((Orthogonal::new(axes, values), grid.len(), levels))
+}
+
+fn print_report(report: &ValidationReport) {
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    println!(
+        "median error      {} (90% CI {} to {}) over {} random workloads; profile of {} points",
+        pct(report.median_abs_error),
+        pct(report.median_abs_error_ci90[0]),
+        pct(report.median_abs_error_ci90[1]),
+        report.points.len(),
+        report.profile_points
+    );
+    println!(
+        "repeatability     {} (the same workloads measured again, next seed)",
+        pct(report.repeatability_error)
+    );
+    if let Some(b) = &report.baseline {
+        println!(
+            "orthogonal        {} (90% CI {} to {}) from {} points ({:?} values per parameter)",
+            pct(b.median_abs_error),
+            pct(b.median_abs_error_ci90[0]),
+            pct(b.median_abs_error_ci90[1]),
+            b.points,
+            b.levels
+        );
+    }
+    println!(
+        "flagged           {} extrapolated, {} near a region border{}",
+        report.extrapolated,
+        report.near_border,
+        report
+            .near_border_median_abs_error
+            .map(|e| format!(" (their median error {})", pct(e)))
+            .unwrap_or_default()
+    );
+    for q in [0.5, 0.75, 0.9] {
+        let n = report.error_cdf.len();
+        let i = ((q * n as f64).ceil() as usize).clamp(1, n);
+        println!(
+            "{:>3.0}% of errors  <= {}",
+            q * 100.0,
+            pct(report.error_cdf[i - 1].error)
+        );
+    }
+    for p in &report.error_by_param {
+        let bins: Vec<String> = p
+            .bins
+            .iter()
+            .map(|b| {
+                b.median_abs_error
+                    .map(|e| format!("{:>6}", pct(e)))
+                    .unwrap_or_else(|| "     -".into())
+            })
+            .collect();
+        println!("by {:<14} {}", p.param, bins.join(" "));
+    }
+}
