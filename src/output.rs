@@ -19,6 +19,49 @@ fn lat(v: f64) -> String {
 /// The result as a table for a terminal.
 pub fn table(report: &RunReport) -> String {
     let r = &report.measurement;
+    let mut s = header(report);
+    let _ = writeln!(
+        s,
+        "{:<8} {:>14} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "", "throughput", "IOPS", "lat p50", "p90", "p99", "p99.9", "max"
+    );
+    let row = |s: &mut String, name: &str, d: &DirectionStats| {
+        let (p50, p90, p99, p999, max) = match &d.latency_us {
+            Some(l) => (lat(l.p50), lat(l.p90), lat(l.p99), lat(l.p999), lat(l.max)),
+            None => Default::default(),
+        };
+        let _ = writeln!(
+            s,
+            "{name:<8} {:>14} {:>12.0} {p50:>10} {p90:>10} {p99:>10} {p999:>10} {max:>10}",
+            rate(d.throughput_bytes_per_sec),
+            d.iops
+        );
+    };
+    row(&mut s, "read", &r.reads);
+    row(&mut s, "write", &r.writes);
+    let _ = writeln!(
+        s,
+        "{:<8} {:>14} {:>12.0}",
+        "total",
+        rate(r.throughput_bytes_per_sec),
+        r.iops
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "moved {} in {} requests; willy used {:.2} s user + {:.2} s system CPU ({:.2} cores busy)",
+        human_bytes(r.bytes_transferred as f64),
+        r.requests,
+        r.cpu.user_secs,
+        r.cpu.system_secs,
+        r.cpu.cores_busy
+    );
+    s
+}
+
+/// The workload, the target and how the measurement went.
+fn header(report: &RunReport) -> String {
+    let r = &report.measurement;
     let w = &report.workload;
     let mut s = String::new();
     let _ = writeln!(
@@ -77,41 +120,5 @@ pub fn table(report: &RunReport) -> String {
         }
     );
     let _ = writeln!(s);
-    let _ = writeln!(
-        s,
-        "{:<8} {:>14} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "", "throughput", "IOPS", "lat p50", "p90", "p99", "p99.9", "max"
-    );
-    let row = |s: &mut String, name: &str, d: &DirectionStats| {
-        let (p50, p90, p99, p999, max) = match &d.latency_us {
-            Some(l) => (lat(l.p50), lat(l.p90), lat(l.p99), lat(l.p999), lat(l.max)),
-            None => Default::default(),
-        };
-        let _ = writeln!(
-            s,
-            "{name:<8} {:>14} {:>12.0} {p50:>10} {p90:>10} {p99:>10} {p999:>10} {max:>10}",
-            rate(d.throughput_bytes_per_sec),
-            d.iops
-        );
-    };
-    row(&mut s, "read", &r.reads);
-    row(&mut s, "write", &r.writes);
-    let _ = writeln!(
-        s,
-        "{:<8} {:>14} {:>12.0}",
-        "total",
-        rate(r.throughput_bytes_per_sec),
-        r.iops
-    );
-    let _ = writeln!(s);
-    let _ = writeln!(
-        s,
-        "moved {} in {} requests; willy used {:.2} s user + {:.2} s system CPU ({:.2} cores busy)",
-        human_bytes(r.bytes_transferred as f64),
-        r.requests,
-        r.cpu.user_secs,
-        r.cpu.system_secs,
-        r.cpu.cores_busy
-    );
     s
 }

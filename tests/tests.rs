@@ -10,3 +10,5 @@ mod predict;
 mod run_files;
 mod scale;
 mod sim;
+mod source;
+mod validate;

@@ -1,6 +1,6 @@
 //! `willy compare`: two profiles on the same workloads (Chen 5.5).
 
-use super::{check_json_path, flags, load_profile, predictor, read_workloads, write_file};
+use super::{check_json_path, flags, load_profile, model, read_workloads, write_file};
 use clap::Args;
 use std::path::PathBuf;
 use willy::doc::prediction::{to_sorted_json, Comparison};
@@ -10,6 +10,9 @@ use willy_predict::compare::{compare, scale_factor, standard_workloads};
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
+    /// The prediction model.
+    #[arg(long, value_parser = super::model_parser(), default_value = "product")]
+    pub model: String,
     /// First profile (the numerator of the ratios).
     pub a: PathBuf,
     /// Second profile.
@@ -25,7 +28,10 @@ pub struct CompareArgs {
 
 pub fn cmd_compare(args: CompareArgs) -> anyhow::Result<()> {
     let (pa, pb) = (load_profile(&args.a)?, load_profile(&args.b)?);
-    let (a, b) = (predictor(&args.a, &pa)?, predictor(&args.b, &pb)?);
+    let (a, b) = (
+        model(&args.model, &args.a, &pa)?,
+        model(&args.model, &args.b, &pb)?,
+    );
     if let Some(j) = &args.json {
         check_json_path(j)?;
     }
@@ -49,7 +55,7 @@ pub fn cmd_compare(args: CompareArgs) -> anyhow::Result<()> {
             })?;
         }
     }
-    let rows = compare(&a, &b, &ws);
+    let rows = compare(a.as_ref(), b.as_ref(), &ws);
     print!("{note}");
     println!(
         "{:<18} {:>10} {:>14} {:>14} {:>8}  notes",

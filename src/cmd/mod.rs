@@ -18,7 +18,7 @@ use std::sync::Arc;
 use willy::doc::profile::Profile;
 use willy::workload::{Workload, WorkloadPatch};
 use willy::Error;
-use willy_predict::predict::Predictor;
+use willy_predict::Model;
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -120,9 +120,15 @@ pub(crate) fn load_profile(p: &Path) -> Result<Profile, Error> {
     Profile::from_json(&text).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))
 }
 
-/// A profile made ready for prediction, with errors naming its file.
-pub(crate) fn predictor(p: &Path, profile: &Profile) -> Result<Predictor, Error> {
-    Predictor::new(profile).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))
+/// The model `name` made ready from the profile at `p`, with errors naming
+/// the file.
+pub(crate) fn model(name: &str, p: &Path, profile: &Profile) -> Result<Box<dyn Model>, Error> {
+    willy_predict::model(name, profile).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))
+}
+
+/// `--model`: one of [`willy_predict::MODELS`].
+pub(crate) fn model_parser() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(willy_predict::MODELS)
 }
 
 /// Reads workloads: one JSON object, an array, or JSON Lines. An object

@@ -1,6 +1,6 @@
 //! `willy predict`: workloads' throughput from a profile.
 
-use super::{check_json_path, flags, load_profile, predictor, read_workloads, write_file};
+use super::{check_json_path, flags, load_profile, model, read_workloads, write_file};
 use clap::Args;
 use std::path::PathBuf;
 use willy::doc::prediction::{to_sorted_json, NamedPrediction, Predictions};
@@ -9,6 +9,9 @@ use willy::Error;
 
 #[derive(Args, Debug)]
 pub struct PredictArgs {
+    /// The prediction model.
+    #[arg(long, value_parser = super::model_parser(), default_value = "product")]
+    pub model: String,
     /// Workloads: one JSON object, an array of them, or JSON Lines.
     pub workloads: PathBuf,
     /// The profile to predict from.
@@ -21,7 +24,7 @@ pub struct PredictArgs {
 
 pub fn cmd_predict(args: PredictArgs) -> anyhow::Result<()> {
     let profile = load_profile(&args.profile)?;
-    let pred = predictor(&args.profile, &profile)?;
+    let pred = model(&args.model, &args.profile, &profile)?;
     let ws = read_workloads(&args.workloads)?;
     if let Some(j) = &args.json {
         check_json_path(j)?;

@@ -335,18 +335,21 @@ pub fn run(
         Err(e) => return Err(e.into()),
     };
     let profile = profile_of(scaled, s.bed, &cfg);
+    let counts = (s.measured, s.resumed);
+    drop(s);
+    write_profile(&args.profile, &profile, &ckpt_path)?;
+    summary(&args.profile, &profile, counts, budget.borrow().elapsed());
+    Ok(())
+}
+
+/// Writes the profile (atomically), then removes the checkpoint: the
+/// profile holds every point now.
+fn write_profile(path: &Path, profile: &Profile, ckpt: &Path) -> anyhow::Result<()> {
     profile
         .validate()
         .map_err(|e| anyhow::anyhow!("internal error: {e}"))?;
-    super::write_file(
-        &args.profile,
-        &(serde_json::to_string_pretty(&profile)? + "\n"),
-    )?;
-    let (measured, resumed) = (s.measured, s.resumed);
-    drop(s);
-    let _ = std::fs::remove_file(&ckpt_path); // the profile holds every point now
-    let took = budget.borrow().elapsed();
-    summary(&args.profile, &profile, measured, resumed, took);
+    super::write_file(path, &(serde_json::to_string_pretty(profile)? + "\n"))?;
+    let _ = std::fs::remove_file(ckpt);
     Ok(())
 }
 
@@ -370,7 +373,7 @@ fn profile_of(scaled: willy_scale::scaler::Scaled, bed: &Testbed, cfg: &RunConfi
     }
 }
 
-fn summary(path: &Path, profile: &Profile, measured: usize, resumed: usize, took: Duration) {
+fn summary(path: &Path, profile: &Profile, (measured, resumed): (usize, usize), took: Duration) {
     println!(
         "profile    {} ({} points: {measured} measured now, {resumed} resumed, in {})",
         path.display(),

@@ -5,7 +5,7 @@
 //! The workloads are measured the way the profile's points were: with its
 //! engine (unless `--engine` says otherwise) and its O_DIRECT setting.
 
-use super::{check_json_path, check_resume, load_profile, predictor, write_file};
+use super::{check_json_path, check_resume, load_profile, model, write_file};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,8 +20,8 @@ use willy::testbed::{TargetArg, Testbed, TestbedOptions};
 use willy::units::{human_bytes, Bytes};
 use willy::workload::Workload;
 use willy::Error;
-use willy_predict::predict::Predictor;
 use willy_predict::validate::{random_workloads, rel_error, Orthogonal, Setup, ValidatedPoint};
+use willy_predict::Model;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BaselineArg {
@@ -31,6 +31,9 @@ pub enum BaselineArg {
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
+    /// The prediction model.
+    #[arg(long, value_parser = super::model_parser(), default_value = "product")]
+    pub model: String,
     /// The profile whose predictions are checked.
     #[arg(long, default_value = "willy-profile.json")]
     pub profile: PathBuf,
@@ -99,6 +102,7 @@ impl ValidateArgs {
             ..RunConfig::default()
         };
         cfg.min_duration = self.min_time.min(cfg.max_duration);
+        cfg.warmup_min = cfg.warmup_min.min(cfg.warmup_max);
         cfg
     }
 
@@ -204,7 +208,7 @@ fn open(
 
 pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
     let profile = load_profile(&args.profile)?;
-    let pred = predictor(&args.profile, &profile)?;
+    let pred = model(&args.model, &args.profile, &profile)?;
     if args.samples == 0 {
         return Err(Error::Usage("--samples must be at least 1".into()).into());
     }
@@ -235,7 +239,7 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
         cfg,
         interrupt: &interrupt,
     };
-    let report = match measure_all(&args, &profile, &pred, &mut passes, setup) {
+    let report = match measure_all(&args, &profile, pred.as_ref(), &mut passes, setup) {
         Err(Error::Interrupted) => {
             drop(passes); // the files go first
             eprintln!(
@@ -259,7 +263,7 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
 fn measure_all(
     args: &ValidateArgs,
     profile: &Profile,
-    pred: &Predictor,
+    pred: &dyn Model,
     passes: &mut Passes,
     setup: Setup,
 ) -> Result<ValidationReport, Error> {

@@ -12,8 +12,8 @@
 //! processNum are not scaled: they describe the application, not the
 //! machine.
 
-use crate::predict::Predictor;
 use crate::profile::Profile;
+use crate::Model;
 use willy::units::Bytes;
 use willy::workload::Workload;
 
@@ -69,7 +69,7 @@ pub fn standard_workloads(factor: f64, block: u64) -> Vec<(String, Workload)> {
 pub use willy::doc::prediction::Compared;
 
 /// Predicts each workload on both profiles.
-pub fn compare(a: &Predictor, b: &Predictor, workloads: &[(String, Workload)]) -> Vec<Compared> {
+pub fn compare(a: &dyn Model, b: &dyn Model, workloads: &[(String, Workload)]) -> Vec<Compared> {
     workloads
         .iter()
         .map(|(name, w)| {

@@ -3,11 +3,16 @@
 //! - [`profile`]: the versioned document a self-scaling run writes (it
 //!   lives in `willy::doc`, below this crate and willy-scale);
 //! - [`predict`]: throughput of any workload as a product of
-//!   single-parameter functions (section 5.2, Appendix B);
+//!   single-parameter functions (section 5.2, Appendix B): the `product`
+//!   [`Model`];
 //! - [`validate`]: random workloads, error statistics and the orthogonal
 //!   baseline (sections 5.3-5.4);
 //! - [`compare`]: two profiles on the same workloads (section 5.5);
 //! - [`plot`]: the figures, as SVG; [`report`]: the one-page HTML report.
+//!
+//! A new prediction model is a file beside `predict.rs` with a type that
+//! implements [`Model`], and its name in [`MODELS`] and [`model`] here:
+//! `willy predict`, `validate` and `compare` take it with `--model NAME`.
 #![deny(missing_docs)]
 
 pub mod compare;
@@ -18,3 +23,39 @@ pub mod report;
 pub mod validate;
 
 pub use willy;
+
+use predict::{PredictError, Prediction, Predictor};
+use willy::doc::profile::Profile;
+use willy::workload::Workload;
+
+/// What predicts workloads from a profile.
+pub trait Model {
+    /// Checks that `w` can be predicted (valid, not far outside the
+    /// profile).
+    fn check(&self, w: &Workload) -> Result<(), PredictError>;
+    /// Predicts `w` (without checking it).
+    fn predict(&self, w: &Workload) -> Prediction;
+}
+
+/// The models' names, the default first.
+pub const MODELS: &[&str] = &["product"];
+
+/// The model `name` made ready from profile `p`.
+pub fn model(name: &str, p: &Profile) -> Result<Box<dyn Model>, PredictError> {
+    match name {
+        "product" => Ok(Box::new(Predictor::new(p)?)),
+        other => Err(PredictError::Workload(format!(
+            "unknown model {other:?} (known: {})",
+            MODELS.join(", ")
+        ))),
+    }
+}
+
+impl Model for Predictor {
+    fn check(&self, w: &Workload) -> Result<(), PredictError> {
+        Predictor::check(self, w)
+    }
+    fn predict(&self, w: &Workload) -> Prediction {
+        Predictor::predict(self, w)
+    }
+}

@@ -35,6 +35,15 @@ pub fn within_cpu_cache(p: &Profile, size: u64) -> Option<u64> {
 
 /// What a reader should take away, in plain sentences.
 pub fn findings(p: &Profile) -> Vec<String> {
+    let mut out = cache_findings(p);
+    for (k, r) in p.regions.iter().enumerate() {
+        out.push(region_finding(p, k, r));
+    }
+    out
+}
+
+/// A sentence per cache found (or one saying none was).
+fn cache_findings(p: &Profile) -> Vec<String> {
     let mut out = Vec::new();
     let [lo, hi] = p.ranges.unique_bytes;
     if p.caches.is_empty() {
@@ -78,7 +87,12 @@ pub fn findings(p: &Profile) -> Vec<String> {
             out.push(what + &cpu.unwrap_or_default());
         }
     }
-    for (k, r) in p.regions.iter().enumerate() {
+    out
+}
+
+/// What region `k`'s curves say.
+fn region_finding(p: &Profile, k: usize, r: &crate::profile::ProfileRegion) -> String {
+    {
         let mut s = format!(
             "Region {k} (uniqueBytes {} to {}):",
             Bytes(r.from_unique_bytes),
@@ -130,9 +144,8 @@ pub fn findings(p: &Profile) -> Vec<String> {
                 " more processes do not help (less than 10%).".to_string()
             };
         }
-        out.push(s);
+        s
     }
-    out
 }
 
 fn esc(s: &str) -> String {
@@ -143,11 +156,44 @@ fn esc(s: &str) -> String {
 
 /// The report as one self-contained HTML document.
 pub fn html(p: &Profile, figures: &[Figure], validation: Option<&ValidationReport>) -> String {
-    let sys = &p.system;
     let mut h = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>willy report</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}figure{margin:1.5em 0}figcaption{font-size:90%;color:#555}svg{max-width:100%;height:auto}</style></head><body>\n",
     );
     h += "<h1>willy: self-scaling I/O benchmark report</h1>\n<h2>System</h2>\n<table>\n";
+    h += &system_rows(p);
+    h += "</table>\n<h2>Findings</h2>\n<ul>\n";
+    for f in findings(p) {
+        h += &format!("<li>{}</li>\n", esc(&f));
+    }
+    if let Some(v) = validation {
+        h += &format!(
+            "<li>Predictions from this profile: median error {:.1}% (90% CI {:.1}% to {:.1}%) over {} random workloads; measuring the same workloads again differs by {:.1}% (median).</li>\n",
+            v.median_abs_error * 100.0,
+            v.median_abs_error_ci90[0] * 100.0,
+            v.median_abs_error_ci90[1] * 100.0,
+            v.points.len(),
+            v.repeatability_error * 100.0
+        );
+    }
+    h += "</ul>\n<h2>Figures</h2>\n";
+    for f in figures {
+        // The SVG goes in as it is: plotters writes no XML declaration.
+        h += &format!(
+            "<figure id=\"{}\">{}<figcaption>{}</figcaption></figure>\n",
+            esc(&f.name),
+            f.svg,
+            esc(&f.title)
+        );
+    }
+    h += &tables(p);
+    h += "</body></html>\n";
+    h
+}
+
+/// The system table's rows.
+fn system_rows(p: &Profile) -> String {
+    let sys = &p.system;
+    let mut h = String::new();
     let mut row =
         |k: &str, v: String| h += &format!("<tr><th>{}</th><td>{}</td></tr>\n", esc(k), esc(&v));
     row("target", p.target.clone());
@@ -176,30 +222,12 @@ pub fn html(p: &Profile, figures: &[Figure], validation: Option<&ValidationRepor
     row("engine", p.engine.name().to_string());
     row("willy", sys.willy_version.clone());
     row("points measured", p.points.len().to_string());
-    h += "</table>\n<h2>Findings</h2>\n<ul>\n";
-    for f in findings(p) {
-        h += &format!("<li>{}</li>\n", esc(&f));
-    }
-    if let Some(v) = validation {
-        h += &format!(
-            "<li>Predictions from this profile: median error {:.1}% (90% CI {:.1}% to {:.1}%) over {} random workloads; measuring the same workloads again differs by {:.1}% (median).</li>\n",
-            v.median_abs_error * 100.0,
-            v.median_abs_error_ci90[0] * 100.0,
-            v.median_abs_error_ci90[1] * 100.0,
-            v.points.len(),
-            v.repeatability_error * 100.0
-        );
-    }
-    h += "</ul>\n<h2>Figures</h2>\n";
-    for f in figures {
-        // The SVG goes in as it is: plotters writes no XML declaration.
-        h += &format!(
-            "<figure id=\"{}\">{}<figcaption>{}</figcaption></figure>\n",
-            esc(&f.name),
-            f.svg,
-            esc(&f.title)
-        );
-    }
+    h
+}
+
+/// The regions and every measured point.
+fn tables(p: &Profile) -> String {
+    let mut h = String::new();
     h += "<h2>Regions</h2>\n<table><tr><th>region</th><th>uniqueBytes from</th><th>to</th><th>focal vector</th></tr>\n";
     for (k, r) in p.regions.iter().enumerate() {
         h += &format!(
@@ -224,7 +252,7 @@ pub fn html(p: &Profile, figures: &[Figure], validation: Option<&ValidationRepor
             pt.duration_secs
         );
     }
-    h += "</table>\n</body></html>\n";
+    h += "</table>\n";
     h
 }
 

@@ -36,7 +36,7 @@
 //! Workloads that the model does not allow (a sizeMean larger than a
 //! generator's file) are left out of a curve.
 
-use crate::curve::{drops, regions_between, Point, ONSET_H};
+use crate::curve::{drops, regions_between, Point, Region, ONSET_H};
 use crate::infer::cache_size;
 use crate::sweep::{sweep, with_unique, SweepPlan};
 use std::collections::HashMap;
@@ -376,48 +376,169 @@ pub fn scale<E>(
     afford: &dyn Fn() -> usize,
     seed: u64,
 ) -> Result<Scaled, E> {
-    let bs = first.block_size.0;
-    let mut pts = Points {
-        measure,
-        index: HashMap::new(),
-        points: Vec::new(),
-        stage: Stage {
-            what: "uniqueBytes sweep".into(),
-            expected_points: plan.expected_points(bs, None),
-        },
+    let mut s = Scaler::new(first, plan, measure, afford, seed);
+    let caches = s.caches()?;
+    let (curve, unique_bytes_curve) = s.focal_sweep()?;
+    let spans: Vec<(f64, f64)> = caches.iter().map(|f| f.span).collect();
+    let focals = match plan.focus {
+        Focus::Middle => {
+            let regions = regions_between(
+                curve.first().map_or(0.0, |p| p.unique_bytes),
+                curve.last().map_or(0.0, |p| p.unique_bytes),
+                &spans,
+            );
+            s.focal_search(&regions)?
+        }
+        Focus::Knee => vec![s.global_knee(&curve, &unique_bytes_curve)?],
     };
-    let mut guess = first.clone();
-    // Two blocks: small requests like Chen's 10-40 KB focal sizes. With one
-    // block, write-back costs pull sparc1990's drop early (17.5 MiB inferred
-    // for 21 MiB instead of 19.0).
-    guess.size_mean = Bytes(2 * bs);
-    guess.process_num = 1;
-    guess.read_frac = 0.5;
-    guess.seq_frac = 0.5;
+    let regions = s.region_curves(focals, &curve)?;
+    let ranges = s.ranges();
+    Ok(Scaled {
+        points: s.pts.points,
+        unique_bytes_curve,
+        regions,
+        cache_sizes_bytes: caches.iter().map(|f| f.cache.size_bytes).collect(),
+        caches: caches.into_iter().map(|f| f.cache).collect(),
+        ranges,
+    })
+}
 
-    // 1. The caches: drops of the random-read and random-write probes.
-    struct Found {
-        cache: CacheFound,
-        span: (f64, f64),
+/// A cache found, and the span of uniqueBytes its drop covers.
+struct Found {
+    cache: CacheFound,
+    span: (f64, f64),
+}
+
+fn set_size(w: &mut Workload, v: u64) {
+    w.size_mean = Bytes(v);
+}
+fn set_procs(w: &mut Workload, v: u64) {
+    w.process_num = v as u32;
+}
+fn set_read(w: &mut Workload, v: f64) {
+    w.read_frac = v;
+}
+fn set_seq(w: &mut Workload, v: f64) {
+    w.seq_frac = v;
+}
+fn set_unique(w: &mut Workload, v: u64) {
+    *w = with_unique(w, v as f64);
+}
+
+/// The self-scaling benchmark's stages, each a method: the caches, the
+/// focal sweep, the focal search of each region (or the global knee), and
+/// the curves of each region.
+struct Scaler<'a, E> {
+    pts: Points<'a, E>,
+    plan: &'a ScalePlan,
+    afford: &'a dyn Fn() -> usize,
+    seed: u64,
+    /// The first guess at the focal vector.
+    guess: Workload,
+}
+
+impl<'a, E> Scaler<'a, E> {
+    fn new(
+        first: &Workload,
+        plan: &'a ScalePlan,
+        measure: &'a mut dyn FnMut(&Workload, &Stage) -> Result<Measured, E>,
+        afford: &'a dyn Fn() -> usize,
+        seed: u64,
+    ) -> Scaler<'a, E> {
+        let bs = first.block_size.0;
+        let mut guess = first.clone();
+        // Two blocks: small requests like Chen's 10-40 KB focal sizes. With
+        // one block, write-back costs pull sparc1990's drop early (17.5 MiB
+        // inferred for 21 MiB instead of 19.0).
+        guess.size_mean = Bytes(2 * bs);
+        guess.process_num = 1;
+        guess.read_frac = 0.5;
+        guess.seq_frac = 0.5;
+        Scaler {
+            pts: Points {
+                measure,
+                index: HashMap::new(),
+                points: Vec::new(),
+                stage: Stage {
+                    what: "uniqueBytes sweep".into(),
+                    expected_points: plan.expected_points(bs, None),
+                },
+            },
+            plan,
+            afford,
+            seed,
+            guess,
+        }
     }
-    let mut found: Vec<Found> = Vec::new();
-    for name in PROBES {
+
+    fn block(&self) -> u64 {
+        self.guess.block_size.0
+    }
+
+    /// The sizeMean grid at density `d`, through `w`'s.
+    fn sizes(&self, w: &Workload, d: Density) -> Vec<u64> {
+        let top = self
+            .plan
+            .max_size_mean
+            .max(1 << 20)
+            .min(w.bytes_per_generator());
+        d.thin(&doubling(self.block(), top), Some(w.size_mean.0))
+    }
+
+    /// The processNum grid at density `d`, through `w`'s.
+    fn procs(&self, w: &Workload, d: Density) -> Vec<u64> {
+        let all = doubling(1, u64::from(self.plan.max_process_num.max(1)));
+        d.thin(&all, Some(u64::from(w.process_num)))
+    }
+
+    fn per_region(&self, d: Density) -> usize {
+        self.plan.points_per_region(self.block(), d)
+    }
+
+    /// 1. The caches: drops of the random-read and random-write probes. A
+    /// write probe's drop near a read cache is that cache, seen again.
+    fn caches(&mut self) -> Result<Vec<Found>, E> {
+        let mut found: Vec<Found> = Vec::new();
+        for name in PROBES {
+            found.extend(self.probe(name)?);
+        }
+        let is_read = |f: &Found| f.cache.probe == Probe::Reads;
+        let reads: Vec<u64> = found
+            .iter()
+            .filter(|f| is_read(f))
+            .map(|f| f.cache.size_bytes)
+            .collect();
+        found.retain(|f| {
+            is_read(f)
+                || reads
+                    .iter()
+                    .all(|&r| (f.cache.size_bytes as f64 / r as f64).ln().abs() > SAME_CACHE.ln())
+        });
+        found.sort_by_key(|f| f.cache.size_bytes);
+        found.dedup_by_key(|f| f.cache.size_bytes);
+        Ok(found)
+    }
+
+    /// One probe's sweep and the caches its drops show.
+    fn probe(&mut self, name: Probe) -> Result<Vec<Found>, E> {
         let rf = name.read_frac();
-        let mut probe = guess.clone();
+        let mut probe = self.guess.clone();
         probe.read_frac = rf;
         probe.seq_frac = 0.0;
-        pts.stage.what = format!("uniqueBytes probe: random {name}");
-        let c = sweep(&probe, &plan.unique, |w| {
+        self.pts.stage.what = format!("uniqueBytes probe: random {name}");
+        let pts = &mut self.pts;
+        let c = sweep(&probe, &self.plan.unique, |w| {
             let i = pts.get(w)?;
             Ok::<f64, E>(pts.tp(i))
         })?;
+        let mut found = Vec::new();
         for d in drops(&c) {
             let (u, h) = if rf == 1.0 {
                 (d.onset, ONSET_H)
             } else {
                 (d.centre, 0.5)
             };
-            if let Some(size) = cache_size(&probe, u, h, seed) {
+            if let Some(size) = cache_size(&probe, u, h, self.seed) {
                 found.push(Found {
                     cache: CacheFound {
                         size_bytes: size,
@@ -429,234 +550,237 @@ pub fn scale<E>(
                 });
             }
         }
+        Ok(found)
     }
-    // A write probe's drop near a read cache is that cache, seen again.
-    let is_read = |f: &Found| f.cache.probe == Probe::Reads;
-    let reads: Vec<u64> = found
-        .iter()
-        .filter(|f| is_read(f))
-        .map(|f| f.cache.size_bytes)
-        .collect();
-    found.retain(|f| {
-        is_read(f)
-            || reads
-                .iter()
-                .all(|&r| (f.cache.size_bytes as f64 / r as f64).ln().abs() > SAME_CACHE.ln())
-    });
-    found.sort_by_key(|f| f.cache.size_bytes);
-    found.dedup_by_key(|f| f.cache.size_bytes);
-    let cache_sizes_bytes: Vec<u64> = found.iter().map(|f| f.cache.size_bytes).collect();
-    let spans: Vec<(f64, f64)> = found.iter().map(|f| f.span).collect();
-    let caches: Vec<CacheFound> = found.into_iter().map(|f| f.cache).collect();
 
-    // 2. The uniqueBytes curve of the focal vector, for prediction.
-    pts.stage.what = "uniqueBytes sweep".into();
-    let curve = sweep(&guess, &plan.unique, |w| {
-        let i = pts.get(w)?;
-        Ok::<f64, E>(pts.tp(i))
-    })?;
-    let unique_bytes_curve: Vec<usize> = curve
-        .iter()
-        .map(|p| pts.get(&with_unique(&guess, p.unique_bytes)))
-        .collect::<Result<_, _>>()?;
+    /// 2. The uniqueBytes curve of the focal vector, for prediction: its
+    /// points, and their indices.
+    fn focal_sweep(&mut self) -> Result<(Vec<Point>, Vec<usize>), E> {
+        self.pts.stage.what = "uniqueBytes sweep".into();
+        let pts = &mut self.pts;
+        let curve = sweep(&self.guess, &self.plan.unique, |w| {
+            let i = pts.get(w)?;
+            Ok::<f64, E>(pts.tp(i))
+        })?;
+        let idx = curve
+            .iter()
+            .map(|p| self.pts.get(&with_unique(&self.guess, p.unique_bytes)))
+            .collect::<Result<_, _>>()?;
+        Ok((curve, idx))
+    }
 
-    // 2-4. A focal vector and four curves per region.
-    // The grids at a density, through the focal value.
-    let sizes = |w: &Workload, d: Density| {
-        let all = doubling(
-            bs,
-            plan.max_size_mean.max(1 << 20).min(w.bytes_per_generator()),
-        );
-        d.thin(&all, Some(w.size_mean.0))
-    };
-    let procs = |w: &Workload, d: Density| {
-        let all = doubling(1, u64::from(plan.max_process_num.max(1)));
-        d.thin(&all, Some(u64::from(w.process_num)))
-    };
-    let set_size = |w: &mut Workload, v: u64| w.size_mean = Bytes(v);
-    let set_procs = |w: &mut Workload, v: u64| w.process_num = v as u32;
-    let set_read = |w: &mut Workload, v: f64| w.read_frac = v;
-    let set_seq = |w: &mut Workload, v: f64| w.seq_frac = v;
-    let found = regions_between(
-        curve.first().map_or(0.0, |p| p.unique_bytes),
-        curve.last().map_or(0.0, |p| p.unique_bytes),
-        &spans,
-    );
-    let per_region = |d: Density| plan.points_per_region(bs, d);
-    let mut out_regions = Vec::new();
-    let mut focals: Vec<(crate::curve::Region, Workload)> = Vec::new();
-    match plan.focus {
-        Focus::Middle => {
-            let n = found.len();
-            for (k, r) in found.iter().enumerate() {
-                // This region's focal search and curves, the later regions'
-                // focal searches and curves, and the earlier regions' curves.
-                let need = |d: Density| (n - k) * per_region(d) + k * ScalePlan::curves_points(d);
-                let density = Density::densest(afford(), need);
-                let expected = pts.points.len() + need(density);
-                let mut focal = with_unique(&guess, r.focal);
-                for round in 0..2 {
-                    pts.set_stage(
-                        format!(
-                            "region {} of {n}: focal sizeMean and processNum, round {}{}",
-                            k + 1,
-                            round + 1,
-                            density.describe()
-                        ),
-                        expected,
-                    );
-                    let before = (focal.size_mean, focal.process_num);
-                    let size_curve =
-                        pts.curve(&focal, &sizes(&focal, density), set_size, Some(1u64 << 20))?;
-                    if let Some(s) = pts.halfway(&size_curve) {
-                        focal.size_mean = Bytes(s);
-                    }
-                    let proc_curve =
-                        pts.curve(&focal, &procs(&focal, density), set_procs, Some(1u64))?;
-                    if let Some(p) = pts.halfway(&proc_curve) {
-                        focal.process_num = (p as u32).min(share_cap(r, &focal));
-                    }
-                    if (focal.size_mean, focal.process_num) == before {
-                        break;
-                    }
-                }
-                focals.push((*r, focal));
-            }
-        }
-        Focus::Knee => {
-            // One region over the whole sweep, one global knee.
-            let all = crate::curve::Region {
-                from: curve.first().map_or(0.0, |p| p.unique_bytes),
-                to: curve.last().map_or(0.0, |p| p.unique_bytes),
-                focal: 0.0,
-            };
-            let mut focal = guess.clone();
-            let density = Density::densest(afford(), |d| 2 * per_region(d));
-            let fracs = density.fracs();
-            let us: Vec<u64> = curve.iter().map(|p| p.unique_bytes as u64).collect();
-            let knee_of_sweep = |pts: &Points<'_, E>, c: &[(u64, usize)]| pts.knee(c, true);
-            let first_sweep: Vec<(u64, usize)> = us
-                .iter()
-                .copied()
-                .zip(unique_bytes_curve.iter().copied())
-                .collect();
-            if let Some(u) = knee_of_sweep(&pts, &first_sweep) {
-                focal = with_unique(&focal, u as f64);
-            }
-            for round in 0..KNEE_ROUNDS {
-                pts.set_stage(
-                    format!("global knee, round {}{}", round + 1, density.describe()),
-                    pts.points.len() + per_region(density),
+    /// 3. A focal vector in the middle of each region: sizeMean and
+    /// processNum halfway, iterated once.
+    fn focal_search(&mut self, found: &[Region]) -> Result<Vec<(Region, Workload)>, E> {
+        let n = found.len();
+        let mut focals = Vec::new();
+        for (k, r) in found.iter().enumerate() {
+            // This region's focal search and curves, the later regions'
+            // focal searches and curves, and the earlier regions' curves.
+            let need = |d: Density| (n - k) * self.per_region(d) + k * ScalePlan::curves_points(d);
+            let density = Density::densest((self.afford)(), need);
+            let expected = self.pts.points.len() + need(density);
+            let mut focal = with_unique(&self.guess, r.focal);
+            for round in 0..2 {
+                self.pts.set_stage(
+                    format!(
+                        "region {} of {n}: focal sizeMean and processNum, round {}{}",
+                        k + 1,
+                        round + 1,
+                        density.describe()
+                    ),
+                    expected,
                 );
-                let before = focal.clone();
-                let c = pts.curve(&focal, &sizes(&focal, density), set_size, Some(1u64 << 20))?;
-                if let Some(v) = pts.knee(&c, false) {
-                    focal.size_mean = Bytes(v);
+                let before = (focal.size_mean, focal.process_num);
+                let sizes = self.sizes(&focal, density);
+                let size_curve = self.pts.curve(&focal, &sizes, set_size, Some(1u64 << 20))?;
+                if let Some(s) = self.pts.halfway(&size_curve) {
+                    focal.size_mean = Bytes(s);
                 }
-                let c = pts.curve(&focal, &procs(&focal, density), set_procs, Some(1u64))?;
-                if let Some(v) = pts.knee(&c, false) {
-                    focal.process_num = v as u32;
+                let procs = self.procs(&focal, density);
+                let proc_curve = self.pts.curve(&focal, &procs, set_procs, Some(1u64))?;
+                if let Some(p) = self.pts.halfway(&proc_curve) {
+                    focal.process_num = (p as u32).min(share_cap(r, &focal));
                 }
-                let c = pts.curve(&focal, &fracs, set_read, None)?;
-                if let Some(v) = pts.knee(&c, false) {
-                    focal.read_frac = v;
-                }
-                let c = pts.curve(&focal, &fracs, set_seq, None)?;
-                if let Some(v) = pts.knee(&c, false) {
-                    focal.seq_frac = v;
-                }
-                if round > 0 || focal != before {
-                    let c = pts.curve(&focal, &us, |w, v| *w = with_unique(w, v as f64), None)?;
-                    if let Some(v) = pts.knee(&c, true) {
-                        focal = with_unique(&focal, v as f64);
-                    }
-                }
-                if focal == before {
+                if (focal.size_mean, focal.process_num) == before {
                     break;
                 }
             }
-            focals.push((all, focal));
+            focals.push((*r, focal));
         }
+        Ok(focals)
     }
-    let n = focals.len();
-    let bounds: Vec<(f64, f64)> = focals.iter().map(|(r, _)| (r.from, r.to)).collect();
-    for (k, (r, focal)) in focals.into_iter().enumerate() {
-        // This region's curves and the later regions' curves.
-        let density = Density::densest(afford(), |d| (n - k) * ScalePlan::curves_points(d));
-        // The region's own uniqueBytes curve, through its focal vector: the
-        // sweep's values over the region and the drops beside it.
-        let lo = if k == 0 { f64::MIN } else { bounds[k - 1].1 };
-        let hi = if k + 1 == n {
-            f64::MAX
-        } else {
-            bounds[k + 1].0
+
+    /// 3'. One region over the whole sweep and one global knee (Chen 4.4).
+    fn global_knee(
+        &mut self,
+        curve: &[Point],
+        sweep_idx: &[usize],
+    ) -> Result<(Region, Workload), E> {
+        let all = Region {
+            from: curve.first().map_or(0.0, |p| p.unique_bytes),
+            to: curve.last().map_or(0.0, |p| p.unique_bytes),
+            focal: 0.0,
         };
-        let mut us: Vec<u64> = curve
-            .iter()
-            .map(|p| p.unique_bytes)
-            .filter(|&u| u >= lo && u <= hi)
-            .map(|u| u as u64)
-            .chain(std::iter::once(focal.unique_bytes.0))
-            .collect();
-        us.sort_unstable();
-        us.dedup();
-        let us = density.thin(&us, Some(focal.unique_bytes.0));
-        pts.set_stage(
-            format!("region {} of {n}: four curves{}", k + 1, density.describe()),
-            pts.points.len() + (n - k) * ScalePlan::curves_points(density),
-        );
-        // Every curve must pass through the final focal vector: measure the
-        // size and process curves around it (known points are reused).
-        let size_curve = pts.curve(&focal, &sizes(&focal, density), set_size, Some(1u64 << 20))?;
-        let proc_curve = pts.curve(&focal, &procs(&focal, density), set_procs, Some(1u64))?;
+        let mut focal = self.guess.clone();
+        let density = Density::densest((self.afford)(), |d| 2 * self.per_region(d));
+        let us: Vec<u64> = curve.iter().map(|p| p.unique_bytes as u64).collect();
+        let first_sweep: Vec<(u64, usize)> =
+            us.iter().copied().zip(sweep_idx.iter().copied()).collect();
+        if let Some(u) = self.pts.knee(&first_sweep, true) {
+            focal = with_unique(&focal, u as f64);
+        }
+        for round in 0..KNEE_ROUNDS {
+            self.pts.set_stage(
+                format!("global knee, round {}{}", round + 1, density.describe()),
+                self.pts.points.len() + self.per_region(density),
+            );
+            let before = focal.clone();
+            self.knee_round(&mut focal, density, &us, round > 0)?;
+            if focal == before {
+                break;
+            }
+        }
+        Ok((all, focal))
+    }
+
+    /// One round of the global knee: each parameter in turn at its knee;
+    /// uniqueBytes too once the others have moved (or after the first
+    /// round).
+    fn knee_round(
+        &mut self,
+        focal: &mut Workload,
+        density: Density,
+        us: &[u64],
+        again: bool,
+    ) -> Result<(), E> {
+        let before = focal.clone();
+        let fracs = density.fracs();
+        let sizes = self.sizes(focal, density);
+        let c = self.pts.curve(focal, &sizes, set_size, Some(1u64 << 20))?;
+        if let Some(v) = self.pts.knee(&c, false) {
+            focal.size_mean = Bytes(v);
+        }
+        let procs = self.procs(focal, density);
+        let c = self.pts.curve(focal, &procs, set_procs, Some(1u64))?;
+        if let Some(v) = self.pts.knee(&c, false) {
+            focal.process_num = v as u32;
+        }
+        let c = self.pts.curve(focal, &fracs, set_read, None)?;
+        if let Some(v) = self.pts.knee(&c, false) {
+            focal.read_frac = v;
+        }
+        let c = self.pts.curve(focal, &fracs, set_seq, None)?;
+        if let Some(v) = self.pts.knee(&c, false) {
+            focal.seq_frac = v;
+        }
+        if again || *focal != before {
+            let c = self.pts.curve(focal, us, set_unique, None)?;
+            if let Some(v) = self.pts.knee(&c, true) {
+                *focal = with_unique(focal, v as f64);
+            }
+        }
+        Ok(())
+    }
+
+    /// 4-5. Each region's five curves through its final focal vector.
+    fn region_curves(
+        &mut self,
+        focals: Vec<(Region, Workload)>,
+        curve: &[Point],
+    ) -> Result<Vec<ProfileRegion>, E> {
+        let n = focals.len();
+        let bounds: Vec<(f64, f64)> = focals.iter().map(|(r, _)| (r.from, r.to)).collect();
+        let mut out = Vec::new();
+        for (k, (r, focal)) in focals.into_iter().enumerate() {
+            // This region's curves and the later regions' curves.
+            let density =
+                Density::densest((self.afford)(), |d| (n - k) * ScalePlan::curves_points(d));
+            // The region's own uniqueBytes curve, through its focal vector:
+            // the sweep's values over the region and the drops beside it.
+            let lo = if k == 0 { f64::MIN } else { bounds[k - 1].1 };
+            let hi = if k + 1 == n {
+                f64::MAX
+            } else {
+                bounds[k + 1].0
+            };
+            let mut us: Vec<u64> = curve
+                .iter()
+                .map(|p| p.unique_bytes)
+                .filter(|&u| u >= lo && u <= hi)
+                .map(|u| u as u64)
+                .chain(std::iter::once(focal.unique_bytes.0))
+                .collect();
+            us.sort_unstable();
+            us.dedup();
+            let us = density.thin(&us, Some(focal.unique_bytes.0));
+            self.pts.set_stage(
+                format!("region {} of {n}: four curves{}", k + 1, density.describe()),
+                self.pts.points.len() + (n - k) * ScalePlan::curves_points(density),
+            );
+            let curves = self.curves_through(&focal, density, &us)?;
+            out.push(ProfileRegion {
+                from_unique_bytes: r.from as u64,
+                to_unique_bytes: r.to as u64,
+                curves,
+                focal,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The five curves through `focal` (known points are reused).
+    fn curves_through(
+        &mut self,
+        focal: &Workload,
+        density: Density,
+        us: &[u64],
+    ) -> Result<Curves, E> {
+        let sizes = self.sizes(focal, density);
+        let size_curve = self.pts.curve(focal, &sizes, set_size, Some(1u64 << 20))?;
+        let procs = self.procs(focal, density);
+        let proc_curve = self.pts.curve(focal, &procs, set_procs, Some(1u64))?;
         // Through the focal fractions (0.5 but for the global knee).
         let fracs = |v: f64| Density::Full.thin(&density.fracs(), Some(v));
-        let read_curve = pts.curve(&focal, &fracs(focal.read_frac), set_read, None)?;
-        let seq_curve = pts.curve(&focal, &fracs(focal.seq_frac), set_seq, None)?;
-        let unique_curve = pts.curve(&focal, &us, |w, v| *w = with_unique(w, v as f64), None)?;
-        out_regions.push(ProfileRegion {
-            from_unique_bytes: r.from as u64,
-            to_unique_bytes: r.to as u64,
-            curves: Curves {
-                unique_bytes: idx(&unique_curve),
-                size_mean: idx(&size_curve),
-                read_frac: idx(&read_curve),
-                seq_frac: idx(&seq_curve),
-                process_num: idx(&proc_curve),
-            },
-            focal,
-        });
+        let read_curve = self
+            .pts
+            .curve(focal, &fracs(focal.read_frac), set_read, None)?;
+        let seq_curve = self
+            .pts
+            .curve(focal, &fracs(focal.seq_frac), set_seq, None)?;
+        let unique_curve = self.pts.curve(focal, us, set_unique, None)?;
+        Ok(Curves {
+            unique_bytes: idx(&unique_curve),
+            size_mean: idx(&size_curve),
+            read_frac: idx(&read_curve),
+            seq_frac: idx(&seq_curve),
+            process_num: idx(&proc_curve),
+        })
     }
-    let all = &pts.points;
-    let range = |f: fn(&Workload) -> u64| {
-        let v = all.iter().map(|p| f(&p.workload));
-        [v.clone().min().unwrap_or(0), v.max().unwrap_or(0)]
-    };
-    let ranges = Ranges {
-        unique_bytes: range(|w| w.unique_bytes.0),
-        size_mean: range(|w| w.size_mean.0),
-        read_frac: [0.0, 1.0],
-        seq_frac: [0.0, 1.0],
-        process_num: {
-            let [a, b] = range(|w| u64::from(w.process_num));
-            [a as u32, b as u32]
-        },
-    };
-    Ok(Scaled {
-        points: pts.points,
-        unique_bytes_curve,
-        regions: out_regions,
-        cache_sizes_bytes,
-        caches,
-        ranges,
-    })
+
+    /// The ranges the points span.
+    fn ranges(&self) -> Ranges {
+        let all = &self.pts.points;
+        let range = |f: fn(&Workload) -> u64| {
+            let v = all.iter().map(|p| f(&p.workload));
+            [v.clone().min().unwrap_or(0), v.max().unwrap_or(0)]
+        };
+        let [a, b] = range(|w| u64::from(w.process_num));
+        Ranges {
+            unique_bytes: range(|w| w.unique_bytes.0),
+            size_mean: range(|w| w.size_mean.0),
+            read_frac: [0.0, 1.0],
+            seq_frac: [0.0, 1.0],
+            process_num: [a as u32, b as u32],
+        }
+    }
 }
 
 /// The largest focal processNum that keeps every generator's share of the
 /// focal uniqueBytes at or above the region's lower border, at least 1.
 /// In the first region the border is the sweep's smallest value, which
 /// caps nothing in practice.
-pub fn share_cap(r: &crate::curve::Region, focal: &Workload) -> u32 {
+pub fn share_cap(r: &Region, focal: &Workload) -> u32 {
     let cap = (focal.unique_bytes.0 as f64 / r.from.max(1.0)).floor();
     cap.clamp(1.0, f64::from(u32::MAX)) as u32
 }
@@ -665,16 +789,5 @@ pub fn share_cap(r: &crate::curve::Region, focal: &Workload) -> u32 {
 pub fn throughputs(s: &Scaled, idx: &[usize]) -> Vec<f64> {
     idx.iter()
         .map(|&i| s.points[i].throughput_bytes_per_sec)
-        .collect()
-}
-
-/// The uniqueBytes curve as points.
-pub fn unique_points(s: &Scaled) -> Vec<Point> {
-    s.unique_bytes_curve
-        .iter()
-        .map(|&i| Point {
-            unique_bytes: s.points[i].workload.unique_bytes.0 as f64,
-            throughput: s.points[i].throughput_bytes_per_sec,
-        })
         .collect()
 }

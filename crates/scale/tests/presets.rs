@@ -11,7 +11,7 @@
 //! for 2 (+0.6%) and 1013.4 MiB for 1 GiB (-1.0%).
 
 use std::time::Duration;
-use willy::run::{run_sim, RunConfig};
+use willy::run::RunConfig;
 use willy::sim::SimConfig;
 use willy::workload::Workload;
 use willy_scale::scaler::Focus;
@@ -186,8 +186,10 @@ fn scaled_within(
     run: &RunConfig,
     budget: usize,
 ) -> willy_scale::scaler::Scaled {
+    use willy::testbed::{TargetArg, Testbed};
     use willy_scale::scaler::{scale, Measured, ScalePlan, Stage};
-    let sim = SimConfig::load(name).unwrap();
+    let mut bed = Testbed::open(TargetArg::Sim(name.into()), &Default::default()).unwrap();
+    let sim = bed.sim().unwrap().clone();
     let first = Workload::from_json(
         r#"{"uniqueBytes":"1MiB","sizeMean":"4KiB","readFrac":0.5,"seqFrac":0.5,"processNum":1}"#,
     )
@@ -202,7 +204,7 @@ fn scaled_within(
     let measured = std::cell::Cell::new(0usize);
     let mut measure = |w: &Workload, _: &Stage| {
         measured.set(measured.get() + 1);
-        run_sim(w, run, &sim, false).map(|(m, _)| Measured {
+        bed.measure(w, run).map(|m| Measured {
             throughput: m.throughput_bytes_per_sec,
             ci95_rel: m.ci95_rel,
             duration_secs: m.duration_secs,

@@ -13,7 +13,7 @@
 //! [`StackDistance`] computes distances by access times with a Fenwick
 //! tree: O(log T) per access, independent of willy's own [`crate::lru`].
 
-use crate::generator::{Generator, Op};
+use crate::generator::Generator;
 use crate::workload::Workload;
 
 /// Mattson's stack distances by access times.
@@ -91,8 +91,6 @@ pub struct StackProfile {
     requests: Vec<u64>,
     /// Sorted distances of all block accesses; `u64::MAX` for a first touch.
     all: Vec<u64>,
-    /// Sorted distances of written blocks among writes only.
-    writes: Vec<u64>,
 }
 
 impl StackProfile {
@@ -110,10 +108,7 @@ impl StackProfile {
             .map(|n| Generator::new(w, n, seed))
             .collect();
         let max_touches = (requests * (w.size_trials() + 1).min(per)) as usize + blocks;
-        let (mut all_sd, mut w_sd) = (
-            StackDistance::new(blocks, max_touches),
-            StackDistance::new(blocks, max_touches),
-        );
+        let mut all_sd = StackDistance::new(blocks, max_touches);
         // The caches start as the generators' stacks: replay them, bottom
         // first, generators interleaved.
         let stacks: Vec<Vec<u32>> = gens.iter().map(|g| g.stack_top_first()).collect();
@@ -121,11 +116,10 @@ impl StackProfile {
             for (n, st) in stacks.iter().enumerate() {
                 let b = n as u64 * per + u64::from(st[depth]);
                 all_sd.touch(b as u32);
-                w_sd.touch(b as u32);
             }
         }
         drop(stacks);
-        let (mut all, mut writes, mut reqs) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut all, mut reqs) = (Vec::new(), Vec::new());
         for i in 0..requests {
             let n = (i % u64::from(w.process_num)) as usize;
             let r = gens[n].next_request();
@@ -138,25 +132,17 @@ impl StackProfile {
                 if keep {
                     all.push(d);
                 }
-                if r.op == Op::Write {
-                    let d = w_sd.touch(b as u32);
-                    if keep {
-                        writes.push(d.unwrap_or(u64::MAX));
-                    }
-                }
             }
             if keep {
                 reqs.push(worst);
             }
         }
         all.sort_unstable();
-        writes.sort_unstable();
         reqs.sort_unstable();
         StackProfile {
             block_size: w.block_size.0,
             requests: reqs,
             all,
-            writes,
         }
     }
 
@@ -182,22 +168,10 @@ impl StackProfile {
         Self::ratio(&self.all, cache_bytes / self.block_size)
     }
 
-    /// Among writes only: the fraction of written blocks that were written
-    /// again within `cache_bytes` of distinct written data (a write cache
-    /// kept in LRU order). NaN without writes.
-    pub fn write_hit_ratio(&self, cache_bytes: u64) -> f64 {
-        Self::ratio(&self.writes, cache_bytes / self.block_size)
-    }
-
     /// The smallest LRU cache, in bytes, that serves a fraction `q` of the
     /// requests wholly; `None` if first touches make that impossible.
     pub fn cache_for_hit_ratio(&self, q: f64) -> Option<u64> {
         Self::quantile(&self.requests, q, self.block_size)
-    }
-
-    /// The same among writes only.
-    pub fn write_cache_for_hit_ratio(&self, q: f64) -> Option<u64> {
-        Self::quantile(&self.writes, q, self.block_size)
     }
 }
 

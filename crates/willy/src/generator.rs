@@ -103,11 +103,6 @@ impl Generator {
         }
     }
 
-    /// Draws an LRU depth (for tests of the distribution).
-    pub fn draw_depth(&mut self) -> u64 {
-        self.depth.sample(&mut self.rng)
-    }
-
     /// Blocks in this generator's file.
     pub fn blocks(&self) -> u64 {
         self.blocks

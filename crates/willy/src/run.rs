@@ -388,6 +388,23 @@ impl Slot {
     }
 }
 
+impl Slot {
+    /// Generator `n` of workload `k` (of several run together).
+    fn of(
+        w: &Workload,
+        k: usize,
+        n: u32,
+        cfg: &RunConfig,
+        fd: std::os::fd::RawFd,
+        base: u64,
+    ) -> Slot {
+        let mut s = Slot::new(Generator::new(w, n, seed_of(cfg, k)), fd, base);
+        s.meter = k;
+        s.think = w.cpu_think.0.as_nanos() as u64;
+        s
+    }
+}
+
 struct Latencies {
     read: Histogram<u64>,
     write: Histogram<u64>,
@@ -538,10 +555,7 @@ pub fn run_many(
     for (k, (w, target)) in parts.iter().enumerate() {
         for n in 0..w.process_num {
             let (fd, base) = target.file_of(n as usize);
-            let mut s = Slot::new(Generator::new(w, n, seed_of(cfg, k)), fd, base);
-            s.meter = k;
-            s.think = w.cpu_think.0.as_nanos() as u64;
-            slots.push(s);
+            slots.push(Slot::of(w, k, n, cfg, fd, base));
         }
     }
     let lanes = if cfg.engine.thread_per_generator() {
@@ -725,11 +739,7 @@ pub fn run_sim_many(
         let per = w.bytes_per_generator();
         for n in 0..w.process_num {
             let fd = slots.len() as i32;
-            let base = region + u64::from(n) * per;
-            let mut s = Slot::new(Generator::new(w, n, seed_of(cfg, k)), fd, base);
-            s.meter = k;
-            s.think = w.cpu_think.0.as_nanos() as u64;
-            slots.push(s);
+            slots.push(Slot::of(w, k, n, cfg, fd, region + u64::from(n) * per));
         }
         region += w.total_bytes();
     }

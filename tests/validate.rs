@@ -1,0 +1,96 @@
+//! `willy validate` on real files: every (workload, pass) is saved the
+//! moment it is measured, and a run killed with SIGKILL and resumed with
+//! `--resume` measures none of them twice.
+
+use crate::util::*;
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+/// Short measurements of small random workloads (the checked-in
+/// sim:sparc1990 profile's ranges: up to about 84 MiB) on files.
+fn validate_cmd(d: &Dir, resume: bool) -> std::process::Command {
+    let mut c = willy();
+    c.args(["validate", "--samples", "3", "--target"])
+        .arg(d.join("data"))
+        .arg("--profile")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/docs/figures/sim-sparc1990/profile.json"
+        ))
+        .arg("--json")
+        .arg(d.join("v.json"))
+        .args([
+            "--min-time",
+            "300ms",
+            "--max-time",
+            "1s",
+            "--interval",
+            "50ms",
+        ])
+        .args(["--warmup-max", "300ms"]);
+    if resume {
+        c.arg("--resume");
+    }
+    c
+}
+
+/// (pass, index, how) of a progress line such as
+/// `willy: repeat 2/3: uniqueBytes ...: 1.2 GiB/s (resumed)`.
+fn parse(line: &str) -> Option<(String, usize, String)> {
+    let rest = line.strip_prefix("willy: ")?;
+    let (pass, rest) = rest.split_once(' ')?;
+    let (i, _) = rest.split_once('/')?;
+    let how = line.rsplit_once('(')?.1.trim_end_matches(')').to_string();
+    Some((pass.to_string(), i.parse().ok()?, how))
+}
+
+#[test]
+fn validate_killed_and_resumed_measures_no_workload_twice() {
+    let d = Dir::new();
+    std::fs::create_dir(d.join("data")).unwrap();
+    let mut child = validate_cmd(&d, false)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = BTreeSet::new();
+    for l in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let l = l.unwrap();
+        if let Some((pass, i, how)) = parse(&l) {
+            assert_eq!(how, "measured", "{l}");
+            first.insert((pass, i));
+            if first.len() == 4 {
+                break;
+            }
+        }
+    }
+    // Past the first pass: the repeat pass has begun.
+    assert!(first.contains(&("repeat".into(), 1)), "{first:?}");
+    child.kill().unwrap(); // SIGKILL: no clean-up, no last word
+    child.wait().unwrap();
+    let ckpt = d.join("v.json.ckpt");
+    let saved = std::fs::read_to_string(&ckpt).unwrap().lines().count();
+    assert!(saved >= 4, "{saved} records");
+    assert!(!d.join("v.json").exists());
+
+    assert_usage_error(&validate_cmd(&d, false).output().unwrap(), "--resume");
+    let o = run_ok(&mut validate_cmd(&d, true));
+    let lines: Vec<(String, usize, String)> = stderr(&o).lines().filter_map(parse).collect();
+    let pairs: BTreeSet<(String, usize)> = lines.iter().map(|(p, i, _)| (p.clone(), *i)).collect();
+    assert_eq!(lines.len(), 6, "each (workload, pass) once: {lines:?}");
+    assert_eq!(pairs.len(), 6, "{lines:?}");
+    for (pass, i, how) in &lines {
+        let was = first.contains(&(pass.clone(), *i));
+        // What the killed run reported is resumed, never measured again.
+        assert!(!was || how == "resumed", "{pass} {i} measured twice");
+    }
+    let resumed = lines.iter().filter(|l| l.2 == "resumed").count();
+    assert_eq!(resumed, saved, "{lines:?}");
+    assert!(!ckpt.exists(), "the checkpoint outlived the result");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("v.json")).unwrap()).unwrap();
+    assert_eq!(v["points"].as_array().unwrap().len(), 3);
+    assert_eq!(v["engine"], "uring", "the profile's engine");
+    assert_eq!(v["direct"], false, "the profile's O_DIRECT setting");
+}
