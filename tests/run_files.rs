@@ -158,26 +158,13 @@ fn flags_override_the_workload_file() {
     let d = Dir::new();
     let w = d.write("w.json", WORKLOAD);
     let out = d.join("o.json");
-    let o = willy()
-        .args(["run", "--workload"])
+    let mut c = willy();
+    c.args(["run", "--workload"])
         .arg(&w)
         .arg("--target")
         .arg(d.path())
-        .args([
-            "--size-mean",
-            "8KiB",
-            "--process-num",
-            "2",
-            "--seed",
-            "7",
-            "--json",
-        ])
-        .arg(&out)
-        .args(QUICK)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        .args(["--size-mean", "8KiB", "--process-num", "2", "--seed", "7"]);
+    let v = quick_json(&mut c, &out);
     assert_eq!(v["workload"]["sizeMean"], 8192);
     assert_eq!(v["workload"]["processNum"], 2);
     assert_eq!(v["workload"]["readFrac"], 0.5);
@@ -272,31 +259,20 @@ fn think_time_bounds_a_closed_loop() {
     for (engine, n) in [("psync", 2u32), ("uring", 2), ("uring", 1)] {
         let d = Dir::new();
         let out = d.join("o.json");
-        let o = willy()
-            .args([
-                "run",
-                "--unique-bytes",
-                "4MiB",
-                "--size-mean",
-                "4KiB",
-                "--cpu-think",
-                "10ms",
-                "--target",
-            ])
-            .arg(d.path())
-            .args([
-                "--engine",
-                engine,
-                "--process-num",
-                &n.to_string(),
-                "--json",
-            ])
-            .arg(&out)
-            .args(QUICK)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let mut c = willy();
+        c.args([
+            "run",
+            "--unique-bytes",
+            "4MiB",
+            "--size-mean",
+            "4KiB",
+            "--cpu-think",
+            "10ms",
+            "--target",
+        ])
+        .arg(d.path())
+        .args(["--engine", engine, "--process-num", &n.to_string()]);
+        let v = quick_json(&mut c, &out);
         let iops = f(&v, "/iops");
         let bound = 100.0 * f64::from(n);
         assert!(

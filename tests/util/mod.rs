@@ -153,3 +153,10 @@ pub fn profile(preset: &str) -> std::path::PathBuf {
     }
     p
 }
+
+/// Runs `c` with `--json out` and [`QUICK`], which must succeed, and reads
+/// the result.
+pub fn quick_json(c: &mut Command, out: &Path) -> serde_json::Value {
+    run_ok(c.arg("--json").arg(out).args(QUICK));
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}

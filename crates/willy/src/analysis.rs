@@ -178,20 +178,11 @@ impl StackProfile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::units::Bytes;
     use proptest::prelude::*;
     use statrs::distribution::{Binomial, DiscreteCDF};
 
     fn wl(blocks: u64, size: u64, read: f64, seq: f64, procs: u32) -> Workload {
-        Workload {
-            unique_bytes: Bytes(blocks * 4096),
-            size_mean: Bytes(size),
-            read_frac: read,
-            seq_frac: seq,
-            process_num: procs,
-            cpu_think: Default::default(),
-            block_size: Bytes(4096),
-        }
+        Workload::of(blocks * 4096, size, read, seq, procs)
     }
 
     #[test]

@@ -194,18 +194,9 @@ impl DepthSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::units::Bytes;
 
     fn wl(unique: u64, size: u64, read: f64, seq: f64) -> Workload {
-        Workload {
-            unique_bytes: Bytes(unique),
-            size_mean: Bytes(size),
-            read_frac: read,
-            seq_frac: seq,
-            process_num: 1,
-            cpu_think: Default::default(),
-            block_size: Bytes(4096),
-        }
+        Workload::of(unique, size, read, seq, 1)
     }
 
     /// The alias-table depth against the exact binomial: mean, variance and

@@ -133,6 +133,26 @@ impl std::fmt::Display for Workload {
 }
 
 impl Workload {
+    /// The workload of Chen's five parameters, in 4 KiB blocks without
+    /// think time (not validated: see [`Workload::validate`]).
+    pub fn of(
+        unique_bytes: u64,
+        size_mean: u64,
+        read_frac: f64,
+        seq_frac: f64,
+        process_num: u32,
+    ) -> Workload {
+        Workload {
+            unique_bytes: Bytes(unique_bytes),
+            size_mean: Bytes(size_mean),
+            read_frac,
+            seq_frac,
+            process_num,
+            cpu_think: Default::default(),
+            block_size: Bytes(4096),
+        }
+    }
+
     /// Parses and validates a complete workload from JSON text.
     pub fn from_json(text: &str) -> Result<Workload, Error> {
         WorkloadPatch::from_json(text)?.build()

@@ -6,19 +6,10 @@
 
 use willy::analysis::StackDistance;
 use willy::generator::{Generator, Op};
-use willy::units::Bytes;
 use willy::workload::Workload;
 
 fn workload(blocks: u64, size: u64, read: f64, seq: f64) -> Workload {
-    Workload {
-        unique_bytes: Bytes(blocks * 4096),
-        size_mean: Bytes(size),
-        read_frac: read,
-        seq_frac: seq,
-        process_num: 1,
-        cpu_think: Default::default(),
-        block_size: Bytes(4096),
-    }
+    Workload::of(blocks * 4096, size, read, seq, 1)
 }
 
 #[test]

@@ -7,19 +7,10 @@ use willy::generator::Generator;
 use willy::run::{run_sim, RunConfig};
 use willy::sim::config::{DiskConfig, QueuePolicy, StorageConfig};
 use willy::sim::{SimConfig, SimEngine};
-use willy::units::Bytes;
 use willy::workload::Workload;
 
 fn workload(unique: u64, size: u64, read: f64, seq: f64, procs: u32) -> Workload {
-    Workload {
-        unique_bytes: Bytes(unique),
-        size_mean: Bytes(size),
-        read_frac: read,
-        seq_frac: seq,
-        process_num: procs,
-        cpu_think: Default::default(),
-        block_size: Bytes(4096),
-    }
+    Workload::of(unique, size, read, seq, procs)
 }
 
 /// A fixed-length virtual run: no early stop, a short warm start.

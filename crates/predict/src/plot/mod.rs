@@ -40,23 +40,23 @@ pub struct Figure {
     pub svg: String,
 }
 
+/// `0xRRGGBB` values as colours.
+const fn rgb<const N: usize>(hex: [u32; N]) -> [RGBColor; N] {
+    let mut out = [RGBColor(0, 0, 0); N];
+    let mut i = 0;
+    while i < N {
+        let h = hex[i];
+        out[i] = RGBColor((h >> 16) as u8, (h >> 8) as u8, h as u8);
+        i += 1;
+    }
+    out
+}
+
 /// Colours of uniqueBytes, sizeMean, readFrac, seqFrac, processNum.
-pub const PARAM_COLORS: [RGBColor; 5] = [
-    RGBColor(0x33, 0x33, 0x33),
-    RGBColor(0x1f, 0x77, 0xb4),
-    RGBColor(0xd6, 0x27, 0x28),
-    RGBColor(0x2c, 0xa0, 0x2c),
-    RGBColor(0x94, 0x67, 0xbd),
-];
+pub const PARAM_COLORS: [RGBColor; 5] = rgb([0x333333, 0x1f77b4, 0xd62728, 0x2ca02c, 0x9467bd]);
 /// Colours of regions 0, 1, ... (repeating).
-pub const REGION_COLORS: [RGBColor; 6] = [
-    RGBColor(0xff, 0x7f, 0x0e),
-    RGBColor(0x17, 0xbe, 0xcf),
-    RGBColor(0x8c, 0x56, 0x4b),
-    RGBColor(0xe3, 0x77, 0xc2),
-    RGBColor(0xbc, 0xbd, 0x22),
-    RGBColor(0x7f, 0x7f, 0x7f),
-];
+pub const REGION_COLORS: [RGBColor; 6] =
+    rgb([0xff7f0e, 0x17becf, 0x8c564b, 0xe377c2, 0xbcbd22, 0x7f7f7f]);
 /// The probes' colours: random reads, random writes.
 pub const PROBE_COLORS: [RGBColor; 2] = [RGBColor(0x00, 0x66, 0x99), RGBColor(0xcc, 0x44, 0x00)];
 

@@ -256,16 +256,7 @@ pub fn schema() -> String {
 }
 
 fn focal(u: u64) -> Workload {
-    use crate::units::Bytes;
-    Workload {
-        unique_bytes: Bytes(u),
-        size_mean: Bytes(16 << 10),
-        read_frac: 0.5,
-        seq_frac: 0.5,
-        process_num: 1,
-        cpu_think: Default::default(),
-        block_size: Bytes(4096),
-    }
+    Workload::of(u, 16 << 10, 0.5, 0.5, 1)
 }
 
 /// A small valid profile of one region and three points, for tests
