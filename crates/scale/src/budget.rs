@@ -228,14 +228,14 @@ mod tests {
         while n < expected(n).min(cap) {
             // A new stage asks what the time left affords, as the scaler
             // does before each region.
-            if n % 20 == 0 {
+            if n.is_multiple_of(20) {
                 cap = n + b.afford();
                 if n >= expected(n).min(cap) {
                     break;
                 }
             }
             let left = expected(n).min(cap) - n;
-            worst_point(b, clock, left, n % 3 != 0, overhead);
+            worst_point(b, clock, left, !n.is_multiple_of(3), overhead);
             n += 1;
         }
         n

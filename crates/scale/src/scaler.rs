@@ -495,7 +495,7 @@ impl<'a, E> Scaler<'a, E> {
         self.plan.points_per_region(self.block(), d)
     }
 
-    /// 1. The caches: drops of the random-read and random-write probes. A
+    /// Stage 1, the caches: drops of the random-read and random-write probes. A
     /// write probe's drop near a read cache is that cache, seen again.
     fn caches(&mut self) -> Result<Vec<Found>, E> {
         let mut found: Vec<Found> = Vec::new();
@@ -553,7 +553,7 @@ impl<'a, E> Scaler<'a, E> {
         Ok(found)
     }
 
-    /// 2. The uniqueBytes curve of the focal vector, for prediction: its
+    /// Stage 2, the uniqueBytes curve of the focal vector, for prediction: its
     /// points, and their indices.
     fn focal_sweep(&mut self) -> Result<(Vec<Point>, Vec<usize>), E> {
         self.pts.stage.what = "uniqueBytes sweep".into();
@@ -569,7 +569,7 @@ impl<'a, E> Scaler<'a, E> {
         Ok((curve, idx))
     }
 
-    /// 3. A focal vector in the middle of each region: sizeMean and
+    /// Stage 3, a focal vector in the middle of each region: sizeMean and
     /// processNum halfway, iterated once.
     fn focal_search(&mut self, found: &[Region]) -> Result<Vec<(Region, Workload)>, E> {
         let n = found.len();
@@ -611,7 +611,7 @@ impl<'a, E> Scaler<'a, E> {
         Ok(focals)
     }
 
-    /// 3'. One region over the whole sweep and one global knee (Chen 4.4).
+    /// Stage 3 with a knee: one region over the whole sweep and one global knee (Chen 4.4).
     fn global_knee(
         &mut self,
         curve: &[Point],
@@ -683,7 +683,7 @@ impl<'a, E> Scaler<'a, E> {
         Ok(())
     }
 
-    /// 4-5. Each region's five curves through its final focal vector.
+    /// Stages 4 and 5, each region's five curves through its final focal vector.
     fn region_curves(
         &mut self,
         focals: Vec<(Region, Workload)>,

@@ -88,13 +88,15 @@ pub struct TestbedOptions {
     pub cache_limit: Option<u64>,
 }
 
+/// The (uniqueBytes, processNum) of each workload some files were made for.
+type FilesKey = Vec<(u64, u32)>;
+
 enum Bed {
     Sim(Box<SimConfig>),
     Real {
         spec: TargetSpec,
-        /// The files of the last measurement and the (uniqueBytes,
-        /// processNum) of each workload they were made for.
-        held: Option<(Vec<(u64, u32)>, Vec<Target>)>,
+        /// The files of the last measurement, and what they were made for.
+        held: Option<(FilesKey, Vec<Target>)>,
     },
 }
 
@@ -223,7 +225,7 @@ impl Testbed {
         let Bed::Real { spec, held } = &mut self.bed else {
             return Ok(false);
         };
-        let key: Vec<(u64, u32)> = ws
+        let key: FilesKey = ws
             .iter()
             .map(|w| (w.unique_bytes.0, w.process_num))
             .collect();
