@@ -94,3 +94,43 @@ fn validate_killed_and_resumed_measures_no_workload_twice() {
     assert_eq!(v["engine"], "uring", "the profile's engine");
     assert_eq!(v["direct"], false, "the profile's O_DIRECT setting");
 }
+
+/// The workloads are measured as the profile's points were: its engine and
+/// its O_DIRECT setting, unless `--engine` says otherwise (with a note).
+#[test]
+fn validate_measures_with_the_profiles_engine_and_direct_setting() {
+    let d = Dir::new();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/figures/sim-sparc1990/profile.json"
+    ))
+    .unwrap()
+    .replace("\"engine\": \"uring\"", "\"engine\": \"psync\"")
+    .replace("\"direct\": false", "\"direct\": true");
+    let p = d.write("p.json", &text);
+    let run = |extra: &[&str]| {
+        let out = d.join("v.json");
+        let o = run_ok(
+            willy()
+                .args(["validate", "--samples", "2", "--profile"])
+                .arg(&p)
+                .arg("--json")
+                .arg(&out)
+                .args(["--max-time", "20s"])
+                .args(extra),
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        (v, stderr(&o))
+    };
+    let (v, err) = run(&[]);
+    assert_eq!(v["engine"], "psync");
+    assert_eq!(v["direct"], true);
+    assert!(!err.contains("note"), "{err}");
+    let (v, err) = run(&["--engine", "uring"]);
+    assert_eq!(v["engine"], "uring");
+    assert!(
+        err.contains("measuring with the uring engine; the profile was measured with psync"),
+        "{err}"
+    );
+}

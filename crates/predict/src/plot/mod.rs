@@ -274,3 +274,21 @@ pub fn profile_figures(p: &Profile) -> Result<Vec<Figure>, Err> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A profile that passes validation with an empty focal sweep (only
+    /// regions' own curves) is drawn, not a panic (it indexed the sweep's
+    /// first point).
+    #[test]
+    fn a_profile_without_a_focal_sweep_is_drawn() {
+        let mut p = crate::profile::sample();
+        p.unique_bytes_curve.clear();
+        p.validate().unwrap();
+        let figs = profile_figures(&p).unwrap();
+        assert_eq!(figs[0].name, "unique-bytes");
+        assert!(figs[0].svg.starts_with("<svg"));
+    }
+}
