@@ -172,9 +172,18 @@ fn levels(pts: &[Point], out: &mut [Drop]) {
 }
 
 /// Where `h` crosses `level` across drop `d` (first crossing from above),
-/// interpolated in `ln U`.
+/// interpolated in `ln U`. Where the last point before the fall is below
+/// `level` already (the plateau above slopes down, as it does through the
+/// CPU's caches, and its median lies above that point), the crossing is at
+/// that point; where no point of the fall reaches below `level`, at the
+/// first point after it. (Both used to fall back to the middle of the
+/// drop's span in `ln U`: a quiet 1 GiB run put the onset of its file
+/// cache at 1.49 GiB, though the fall plainly began at 987 MiB.)
 fn level_crossing(pts: &[Point], d: &Drop, level: f64) -> f64 {
     let h = |t: f64| (1.0 / t - 1.0 / d.low) / (1.0 / d.high - 1.0 / d.low);
+    if h(pts[d.start].throughput) < level {
+        return pts[d.start].unique_bytes;
+    }
     for j in d.start..d.end {
         let (a, b) = (&pts[j], &pts[j + 1]);
         let (ha, hb) = (h(a.throughput), h(b.throughput));
@@ -187,7 +196,7 @@ fn level_crossing(pts: &[Point], d: &Drop, level: f64) -> f64 {
             return (a.unique_bytes.ln() + f * (b.unique_bytes / a.unique_bytes).ln()).exp();
         }
     }
-    (pts[d.start].unique_bytes * pts[d.end].unique_bytes).sqrt()
+    pts[d.end].unique_bytes
 }
 
 /// The regions between the drops of `pts`.

@@ -33,6 +33,71 @@ pub fn cache_size(focal: &Workload, u: f64, h: f64, seed: u64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::curve::{drops, Point, ONSET_H};
+
+    /// The read probe (8 KiB random reads, one process) of a quiet 20-minute
+    /// run under a 1 GiB cgroup (../shared/data/real-1g-quiet-profile.json):
+    /// the fall past the file cache begins between 987 MiB and 1.08 GiB, but
+    /// the plateau above it slopes down through the CPU's caches, so its
+    /// median lies above the last point before the fall. The onset used to
+    /// fall back to the middle of the drop's span: 1.49 GiB (+45%).
+    const QUIET_1G: [(f64, f64); 28] = [
+        (1048576.0, 3684127539.0),
+        (1626112.0, 3474199347.0),
+        (2514944.0, 3341624934.0),
+        (3899392.0, 3235006054.0),
+        (6041600.0, 2931554987.0),
+        (9359360.0, 2967189914.0),
+        (14499840.0, 2786723430.0),
+        (22462464.0, 2434453504.0),
+        (34799616.0, 2185310208.0),
+        (53915648.0, 2223273301.0),
+        (83529728.0, 2176640341.0),
+        (129409024.0, 2337960755.0),
+        (200486912.0, 2414021837.0),
+        (310607872.0, 2255536128.0),
+        (481214464.0, 2236825600.0),
+        (745525248.0, 2196419379.0),
+        (927948800.0, 2055461274.0),
+        (1035276288.0, 1974480896.0),
+        (1155014656.0, 866758656.0),
+        (1288601600.0, 601215795.0),
+        (1437638656.0, 443802965.0),
+        (1603911680.0, 370084523.0),
+        (1789415424.0, 341465771.0),
+        (1996378112.0, 297653043.0),
+        (2227273728.0, 294376243.0),
+        (2484875264.0, 253728085.0),
+        (2772271104.0, 247134618.0),
+        (4294967296.0, 206737408.0),
+    ];
+
+    #[test]
+    fn the_quiet_1_gib_run_finds_its_file_cache_within_10_percent() {
+        let pts: Vec<Point> = QUIET_1G
+            .iter()
+            .map(|&(u, t)| Point {
+                unique_bytes: u,
+                throughput: t,
+            })
+            .collect();
+        let d = drops(&pts);
+        let file = d.last().expect("a drop");
+        assert_eq!(pts[file.start].unique_bytes, 1035276288.0, "{d:?}");
+        let probe = Workload::from_json(
+            r#"{"uniqueBytes":"1GiB","sizeMean":"8KiB","readFrac":1,"seqFrac":0,"processNum":1}"#,
+        )
+        .unwrap();
+        let c = cache_size(&probe, file.onset, ONSET_H, 1).unwrap() as f64;
+        let err = c / (1u64 << 30) as f64 - 1.0;
+        eprintln!("file cache {:.1} MiB ({:+.1}%)", c / 1048576.0, err * 100.0);
+        assert!(
+            err.abs() <= 0.10,
+            "{} MiB ({:+.1}%)",
+            c / 1048576.0,
+            err * 100.0
+        );
+    }
 
     #[test]
     fn random_single_block_requests_give_half_the_centre() {
