@@ -392,7 +392,23 @@ fn summary(path: &Path, profile: &Profile, (measured, resumed): (usize, usize), 
                     )
                 })
                 .unwrap_or_default();
-            format!("{} (seen by {}{cpu})", Bytes(c.size_bytes), c.probe)
+            let range = c
+                .size_interval_bytes
+                .map(|[lo, hi]| format!("{} to {}; ", Bytes(lo), Bytes(hi)))
+                .unwrap_or_default();
+            let fit = if c.poor_fit {
+                format!(
+                    "; POOR FIT: its fall implies caches up to {:.1}x away, a rough guide only",
+                    c.fit_max_factor.unwrap_or(f64::NAN)
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "{} ({range}seen by {}{cpu}{fit})",
+                Bytes(c.size_bytes),
+                c.probe
+            )
         })
         .collect();
     println!(

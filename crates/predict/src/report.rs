@@ -84,10 +84,34 @@ fn cache_findings(p: &Profile) -> Vec<String> {
                     Bytes(c.size_bytes)
                 )
             };
-            out.push(what + &cpu.unwrap_or_default());
+            out.push(what + &interval(c) + &cpu.unwrap_or_default() + &poor_fit(c));
         }
     }
     out
+}
+
+/// " The sweep's points place it between A and B." where known.
+pub fn interval(c: &crate::profile::CacheFound) -> String {
+    c.size_interval_bytes
+        .map(|[lo, hi]| {
+            format!(
+                " The sweep's points place it between {} and {}.",
+                Bytes(lo),
+                Bytes(hi)
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// The self-check's warning, where it failed.
+pub fn poor_fit(c: &crate::profile::CacheFound) -> String {
+    if !c.poor_fit {
+        return String::new();
+    }
+    format!(
+        " Poor fit: the fall does not look like that of an LRU cache of this size (its points imply caches up to {:.1}x away), so take the size as a rough guide, not a measurement.",
+        c.fit_max_factor.unwrap_or(f64::NAN)
+    )
 }
 
 /// What region `k`'s curves say.
@@ -267,6 +291,9 @@ mod tests {
         p.system.cpu_cache_bytes = Some(32 << 20);
         let cache = |size: u64, probe: crate::profile::Probe| CacheFound {
             size_bytes: size,
+            size_interval_bytes: None,
+            fit_max_factor: None,
+            poor_fit: false,
             probe,
             onset_unique_bytes: size,
             centre_unique_bytes: 2 * size,
@@ -280,6 +307,22 @@ mod tests {
         assert!(f[0].contains("may be the CPU's caches"), "{}", f[0]);
         assert!(f[0].contains("32 MiB"), "{}", f[0]);
         assert!(!f[1].contains("CPU"), "{}", f[1]);
+        assert!(
+            !f[1].contains("Poor fit") && !f[1].contains("between"),
+            "{}",
+            f[1]
+        );
+        // Its interval, and the self-check's warning where it failed.
+        p.caches[1].size_interval_bytes = Some([850 << 20, 1000 << 20]);
+        p.caches[1].fit_max_factor = Some(2.5);
+        p.caches[1].poor_fit = true;
+        let f = findings(&p);
+        assert!(f[1].contains("between 850 MiB and 1000 MiB"), "{}", f[1]);
+        assert!(
+            f[1].contains("Poor fit") && f[1].contains("2.5x"),
+            "{}",
+            f[1]
+        );
         // Unknown CPU cache: no such remark.
         p.system.cpu_cache_bytes = None;
         assert!(findings(&p).iter().all(|s| !s.contains("CPU")));

@@ -13,6 +13,7 @@
 //! Limitation (issue 4): a write cache whose dirty pages are cleaned in
 //! first-dirtied order, not LRU, drops earlier than this predicts.
 
+use crate::curve::{Drop, Point};
 use willy::analysis::StackProfile;
 use willy::units::Bytes;
 use willy::workload::Workload;
@@ -20,14 +21,84 @@ use willy::workload::Workload;
 /// Requests the stack profile runs: enough for a stable median.
 pub const PROFILE_REQUESTS: u64 = 200_000;
 
+/// The self-check fails where a drop's centre implies a cache more than
+/// this factor from the size its onset gave. An LRU cache of `C` serves
+/// half of the probe's requests at a uniqueBytes the generator's stack
+/// distances give (about 2C for random requests): where the measured
+/// centre lies tells what cache the fall's lower part implies. An LRU
+/// cache's fall agrees with its onset within 1.2x (sparc1990: 1.11x);
+/// Linux's page cache keeps more of a loop-like working set than LRU, and
+/// its centre lies at about 1.4C (a quiet 1 GiB run: 1.40x); a fall spread
+/// over 64x of uniqueBytes gives 2.2x.
+pub const FIT_TOLERANCE: f64 = 1.8;
+
+/// `focal` with its uniqueBytes at `u`, in whole blocks per generator.
+fn at(focal: &Workload, u: f64) -> Workload {
+    let mut w = focal.clone();
+    let unit = w.block_size.0 * u64::from(w.process_num);
+    w.unique_bytes = Bytes(((u / unit as f64).round() as u64).max(1) * unit);
+    w
+}
+
 /// The LRU cache size, in bytes, that serves a share `h` of `focal`'s
 /// requests wholly when its uniqueBytes is `u` (at a drop's onset, `h` is
 /// [`crate::curve::ONSET_H`]; at its centre, 1/2).
 pub fn cache_size(focal: &Workload, u: f64, h: f64, seed: u64) -> Option<u64> {
-    let mut w = focal.clone();
-    let unit = w.block_size.0 * u64::from(w.process_num);
-    w.unique_bytes = Bytes(((u / unit as f64).round() as u64).max(1) * unit);
-    StackProfile::measure(&w, PROFILE_REQUESTS, seed).cache_for_hit_ratio(h)
+    StackProfile::measure(&at(focal, u), PROFILE_REQUESTS, seed).cache_for_hit_ratio(h)
+}
+
+/// The share of the work served at the higher level of drop `d` at
+/// throughput `t` (time per byte is linear in it).
+pub fn served_above(d: &Drop, t: f64) -> f64 {
+    (1.0 / t - 1.0 / d.low) / (1.0 / d.high - 1.0 / d.low)
+}
+
+/// The sizes consistent with the sweep's resolution: the caches the rule
+/// would give at the two points around `u` (where the drop's level `h` is
+/// crossed), so that the interval holds `size` and spans the segment the
+/// crossing lies in.
+pub fn size_interval(
+    focal: &Workload,
+    pts: &[Point],
+    d: &Drop,
+    u: f64,
+    h: f64,
+    size: u64,
+    seed: u64,
+) -> [u64; 2] {
+    let j = (d.start..d.end)
+        .find(|&j| pts[j + 1].unique_bytes > u)
+        .unwrap_or(d.end - 1);
+    let (a, b) = (pts[j].unique_bytes.min(u), pts[j + 1].unique_bytes.max(u));
+    let lo = cache_size(focal, a, h, seed).unwrap_or(size);
+    let hi = cache_size(focal, b, h, seed).unwrap_or(size);
+    [lo.min(size), hi.max(size)]
+}
+
+/// How well an LRU cache of the inferred size explains a read probe's drop.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fit {
+    /// The factor between the cache the drop's centre implies (the LRU size
+    /// that serves half the requests there) and the size inferred at its
+    /// onset; 1 is a perfect fit.
+    pub max_factor: f64,
+}
+
+impl Fit {
+    /// True when the fall does not bear the size out ([`FIT_TOLERANCE`]).
+    pub fn poor(&self) -> bool {
+        self.max_factor > FIT_TOLERANCE
+    }
+}
+
+/// Checks `size`, inferred at drop `d`'s onset for the probe `focal`,
+/// against the rest of the fall: the LRU model predicts where half of the
+/// requests are served, and the measured centre should lie there.
+pub fn check_fit(focal: &Workload, d: &Drop, size: u64, seed: u64) -> Fit {
+    let implied = cache_size(focal, d.centre, 0.5, seed).unwrap_or(u64::MAX) as f64;
+    Fit {
+        max_factor: (implied / size as f64).ln().abs().exp(),
+    }
 }
 
 #[cfg(test)]
@@ -88,7 +159,8 @@ mod tests {
             r#"{"uniqueBytes":"1GiB","sizeMean":"8KiB","readFrac":1,"seqFrac":0,"processNum":1}"#,
         )
         .unwrap();
-        let c = cache_size(&probe, file.onset, ONSET_H, 1).unwrap() as f64;
+        let size = cache_size(&probe, file.onset, ONSET_H, 1).unwrap();
+        let c = size as f64;
         let err = c / (1u64 << 30) as f64 - 1.0;
         eprintln!("file cache {:.1} MiB ({:+.1}%)", c / 1048576.0, err * 100.0);
         assert!(
@@ -97,6 +169,21 @@ mod tests {
             c / 1048576.0,
             err * 100.0
         );
+        // The interval spans the step the fall begins in, 987 MiB to
+        // 1.08 GiB of uniqueBytes, and holds the limit; the upper half of
+        // the fall bears an LRU cache of that size out.
+        let [lo, hi] = size_interval(&probe, &pts, file, file.onset, ONSET_H, size, 1);
+        eprintln!("interval {} to {}", Bytes(lo), Bytes(hi));
+        assert!(lo <= size && size <= hi);
+        assert!(
+            lo < 1 << 30 && hi > 1 << 30,
+            "{} to {}",
+            Bytes(lo),
+            Bytes(hi)
+        );
+        let fit = check_fit(&probe, file, size, 1);
+        eprintln!("{fit:?}");
+        assert!(!fit.poor(), "{fit:?}");
     }
 
     #[test]
@@ -107,5 +194,66 @@ mod tests {
         .unwrap();
         let c = cache_size(&w, 64.0 * 1048576.0, 0.5, 1).unwrap() as f64;
         assert!((c / (32.0 * 1048576.0) - 1.0).abs() < 0.01, "{c}");
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+    use crate::curve::{drops, Point, ONSET_H};
+
+    const C: u64 = 16 << 20;
+
+    /// A read probe in front of an LRU cache of [`C`] bytes, from 1 MiB to
+    /// 2 GiB: throughput from the share of the work the cache serves,
+    /// between 2 GB/s and 200 MB/s; `share` gives that share at each
+    /// uniqueBytes.
+    fn probe_curve(share: impl Fn(f64) -> f64) -> Vec<Point> {
+        (0..23)
+            .map(|i| {
+                let u = 1048576.0 * 2f64.powf(i as f64 / 2.0);
+                let h = share(u);
+                Point {
+                    unique_bytes: u,
+                    throughput: 1.0 / (h / 2e9 + (1.0 - h) / 2e8),
+                }
+            })
+            .collect()
+    }
+
+    fn probe() -> Workload {
+        Workload::from_json(
+            r#"{"uniqueBytes":"64MiB","sizeMean":"8KiB","readFrac":1,"seqFrac":0,"processNum":1}"#,
+        )
+        .unwrap()
+    }
+
+    fn infer(pts: &[Point]) -> (Drop, u64) {
+        let d = *drops(pts).last().expect("a drop");
+        (d, cache_size(&probe(), d.onset, ONSET_H, 1).unwrap())
+    }
+
+    #[test]
+    fn an_lru_cache_fits_and_its_interval_holds_it() {
+        let w = probe();
+        let pts =
+            probe_curve(|u| StackProfile::measure(&at(&w, u), PROFILE_REQUESTS, 1).hit_ratio(C));
+        let (d, size) = infer(&pts);
+        let [lo, hi] = size_interval(&w, &pts, &d, d.onset, ONSET_H, size, 1);
+        assert!(lo <= C && C <= hi, "{} to {}", Bytes(lo), Bytes(hi));
+        let fit = check_fit(&w, &d, size, 1);
+        assert!(!fit.poor() && fit.max_factor < 1.2, "{fit:?}");
+    }
+
+    /// The same onset, but a fall spread over 64x of uniqueBytes instead of
+    /// LRU's: no LRU cache explains it, and the check says so.
+    #[test]
+    fn a_doctored_fall_is_a_poor_fit() {
+        let slow = |u: f64| (1.0 - (u / C as f64).ln() / 64f64.ln()).clamp(0.0, 1.0);
+        let pts = probe_curve(slow);
+        let (d, size) = infer(&pts);
+        let fit = check_fit(&probe(), &d, size, 1);
+        eprintln!("{fit:?}");
+        assert!(fit.poor(), "{fit:?}");
     }
 }

@@ -37,7 +37,7 @@
 //! generator's file) are left out of a curve.
 
 use crate::curve::{drops, regions_between, Point, Region, ONSET_H};
-use crate::infer::cache_size;
+use crate::infer::{cache_size, check_fit, size_interval};
 use crate::sweep::{sweep, with_unique, SweepPlan};
 use std::collections::HashMap;
 use willy::doc::profile::{CacheFound, Curves, Probe, ProfilePoint, ProfileRegion, Ranges};
@@ -539,12 +539,17 @@ impl<'a, E> Scaler<'a, E> {
                 (d.centre, 0.5)
             };
             if let Some(size) = cache_size(&probe, u, h, self.seed) {
+                let interval = size_interval(&probe, &c, &d, u, h, size, self.seed);
+                let fit = (name == Probe::Reads).then(|| check_fit(&probe, &d, size, self.seed));
                 found.push(Found {
                     cache: CacheFound {
                         size_bytes: size,
                         probe: name,
                         onset_unique_bytes: d.onset as u64,
                         centre_unique_bytes: d.centre as u64,
+                        size_interval_bytes: Some(interval),
+                        fit_max_factor: fit.map(|f| f.max_factor),
+                        poor_fit: fit.is_some_and(|f| f.poor()),
                     },
                     span: (c[d.start].unique_bytes, c[d.end].unique_bytes),
                 });

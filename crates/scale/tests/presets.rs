@@ -325,3 +325,29 @@ fn a_short_budget_thins_the_curves_and_keeps_the_caches() {
     assert_eq!(fracs(&none), [3, 3, 3]);
     assert!(none.points.len() < short.points.len());
 }
+
+/// sparc1990's cache is an LRU page cache: the self-check finds the read
+/// probe's fall to be that of an LRU cache of the size inferred, and the
+/// interval the sweep's points allow reaches the built size within 10%.
+#[test]
+fn a_presets_read_cache_fits_and_has_an_interval() {
+    let s = scaled("sparc1990");
+    let want = built_caches("sparc1990")[0] as f64;
+    let c = s
+        .caches
+        .iter()
+        .find(|c| c.probe == willy::doc::profile::Probe::Reads)
+        .expect("a read cache");
+    let [lo, hi] = c.size_interval_bytes.expect("an interval");
+    eprintln!(
+        "sparc1990: {} in [{lo}, {hi}], fit {:?}",
+        c.size_bytes, c.fit_max_factor
+    );
+    assert!(lo <= c.size_bytes && c.size_bytes <= hi);
+    assert!(lo as f64 <= 1.1 * want && hi as f64 >= 0.9 * want, "{c:?}");
+    assert!(!c.poor_fit, "{c:?}");
+    assert!(
+        c.fit_max_factor.expect("read probes are checked") < 1.2,
+        "{c:?}"
+    );
+}

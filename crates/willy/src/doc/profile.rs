@@ -5,7 +5,9 @@
 //! `docs/schema/profile.schema.json`; a test keeps the two equal.
 //!
 //! Versions: 1, the first; 2 adds `direct` (whether the points were
-//! measured with O_DIRECT; a version-1 profile reads as buffered).
+//! measured with O_DIRECT; a version-1 profile reads as buffered) and, for
+//! each cache, `size_interval_bytes`, `fit_max_factor` and `poor_fit` (absent
+//! in version 1).
 //!
 //! Points are stored once, in `points`; curves refer to them by index, so a
 //! point shared by two curves (every focal point is on all its region's
@@ -78,6 +80,23 @@ pub struct CacheFound {
     pub onset_unique_bytes: u64,
     /// See `onset_unique_bytes`.
     pub centre_unique_bytes: u64,
+    /// The sizes the sweep's points allow, `[lo, hi]`: what the rule gives
+    /// at the two measured uniqueBytes around the drop's onset (read probe)
+    /// or centre (write probe). Absent in profiles before version 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_interval_bytes: Option<[u64; 2]>,
+    /// The read probe's self-check: the factor between the cache the
+    /// drop's centre implies (the LRU size that serves half the probe's
+    /// requests there) and `size_bytes` (1 is a perfect fit; Linux's page
+    /// cache, not LRU, gives about 1.4). Absent for write probes and older
+    /// profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit_max_factor: Option<f64>,
+    /// True when the self-check fails (`fit_max_factor` above 1.8): the fall
+    /// is not that of an LRU-like cache of this size, and `size_bytes` is
+    /// not to be taken as precise.
+    #[serde(default)]
+    pub poor_fit: bool,
 }
 
 /// The probes whose drops locate the caches.
@@ -246,6 +265,16 @@ impl Profile {
         if self.cache_sizes_bytes.windows(2).any(|w| w[0] >= w[1]) {
             return bad("cache_sizes_bytes must increase".into());
         }
+        for c in &self.caches {
+            if let Some([lo, hi]) = c.size_interval_bytes {
+                if !(lo <= c.size_bytes && c.size_bytes <= hi) {
+                    return bad(format!(
+                        "the cache of {} bytes lies outside its interval [{lo}, {hi}]",
+                        c.size_bytes
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 }
@@ -376,6 +405,9 @@ mod tests {
             probe: Probe::Writes,
             onset_unique_bytes: 1,
             centre_unique_bytes: 1,
+            size_interval_bytes: Some([1, 2]),
+            fit_max_factor: None,
+            poor_fit: false,
         };
         let v = serde_json::to_value(&c).unwrap();
         assert_eq!(v["probe"], "writes");
