@@ -18,11 +18,12 @@ mkdir -p "$dir/data"
 rm -f "$out" "$out.ckpt"
 start=$(date +%s)
 target/release/willy run --scale --target "$dir/data" --cache-limit "$limit" \
-    --budget "$budget" --profile "$out" 2> "$out.log"
+    --budget "$budget" --profile "$out" 2> "$out.log" > "$out.stdout"
 end=$(date +%s)
 grep -E "^willy: (plan|thresholds|warning|note)" "$out.log" || true
 echo "elapsed    $((end - start)) s for a budget of $budget"
 bytes=$(numfmt --from=iec "${limit%B}" 2>/dev/null || numfmt --from=iec-i "${limit%B}")
-jq -r --argjson L "$bytes" '.cache_sizes_bytes[] |
-  "inferred   \(. / 1048576 * 100 | round / 100) MiB: \(((. / $L - 1) * 1000 | round) / 10)% against the limit"' "$out"
+jq -r --argjson L "$bytes" '.caches[] |
+  "inferred   \(.size_bytes / 1048576 * 100 | round / 100) MiB (\(.probe)): \(((.size_bytes / $L - 1) * 1000 | round) / 10)% against the limit; interval \(.size_interval_bytes // [0,0] | map(. / 1048576 * 10 | round / 10) | join("-")) MiB; fit \(.fit_max_factor // "-")\(if .poor_fit then " POOR FIT" else "" end)"' "$out"
+grep -E "^caches" "$out.stdout" || true
 jq -r '"regions    \(.regions | length); points \(.points | length)"' "$out"
