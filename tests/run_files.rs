@@ -195,6 +195,17 @@ fn default_target_is_created_and_removed() {
 
 #[test]
 fn ctrl_c_stops_cleanly_and_removes_the_files() {
+    stops_cleanly_on(libc::SIGINT);
+}
+
+/// `kill` (SIGTERM), or a closed terminal (SIGHUP), cleans up as Ctrl-C
+/// does (it left the data files behind).
+#[test]
+fn sigterm_stops_cleanly_and_removes_the_files() {
+    stops_cleanly_on(libc::SIGTERM);
+}
+
+fn stops_cleanly_on(signal: i32) {
     let d = Dir::new();
     std::fs::create_dir(d.join("data")).unwrap();
     let out = d.join("o.json");
@@ -224,7 +235,7 @@ fn ctrl_c_stops_cleanly_and_removes_the_files() {
     std::thread::sleep(std::time::Duration::from_millis(1500));
     assert_eq!(d.entries("data").len(), 2, "files not created");
     // SAFETY: kill has no memory-safety preconditions.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    unsafe { libc::kill(child.id() as i32, signal) };
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
