@@ -74,6 +74,16 @@ pub struct Region {
     pub focal: f64,
 }
 
+/// A curve from (uniqueBytes, throughput) pairs, as recorded runs are kept.
+pub fn points(data: &[(f64, f64)]) -> Vec<Point> {
+    data.iter()
+        .map(|&(u, t)| Point {
+            unique_bytes: u,
+            throughput: t,
+        })
+        .collect()
+}
+
 fn slope(a: &Point, b: &Point) -> f64 {
     (b.throughput / a.throughput).ln() / (b.unique_bytes / a.unique_bytes).ln()
 }
@@ -353,13 +363,7 @@ mod tests {
             (2772271104.0, 127885312.0),
             (4294967296.0, 128562517.0),
         ];
-        let pts: Vec<Point> = data
-            .iter()
-            .map(|&(u, t)| Point {
-                unique_bytes: u,
-                throughput: t,
-            })
-            .collect();
+        let pts = points(&data);
         let d = drops(&pts);
         assert_eq!(d.len(), 2, "{d:?}");
         let last = d[1];

@@ -104,7 +104,7 @@ pub fn check_fit(focal: &Workload, d: &Drop, size: u64, seed: u64) -> Fit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::curve::{drops, Point, ONSET_H};
+    use crate::curve::{drops, ONSET_H};
 
     /// The read probe (8 KiB random reads, one process) of a quiet 20-minute
     /// run under a 1 GiB cgroup (../shared/data/real-1g-quiet-profile.json):
@@ -145,13 +145,7 @@ mod tests {
 
     #[test]
     fn the_quiet_1_gib_run_finds_its_file_cache_within_10_percent() {
-        let pts: Vec<Point> = QUIET_1G
-            .iter()
-            .map(|&(u, t)| Point {
-                unique_bytes: u,
-                throughput: t,
-            })
-            .collect();
+        let pts = crate::curve::points(&QUIET_1G);
         let d = drops(&pts);
         let file = d.last().expect("a drop");
         assert_eq!(pts[file.start].unique_bytes, 1035276288.0, "{d:?}");
