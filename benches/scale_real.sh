@@ -24,6 +24,6 @@ grep -E "^willy: (plan|thresholds|warning|note)" "$out.log" || true
 echo "elapsed    $((end - start)) s for a budget of $budget"
 bytes=$(numfmt --from=iec "${limit%B}" 2>/dev/null || numfmt --from=iec-i "${limit%B}")
 jq -r --argjson L "$bytes" '.caches[] |
-  "inferred   \(.size_bytes / 1048576 * 100 | round / 100) MiB (\(.probe)): \(((.size_bytes / $L - 1) * 1000 | round) / 10)% against the limit; interval \(.size_interval_bytes // [0,0] | map(. / 1048576 * 10 | round / 10) | join("-")) MiB; fit \(.fit_max_factor // "-")\(if .poor_fit then " POOR FIT" else "" end)"' "$out"
+  "inferred   \(.size_bytes / 1048576 * 100 | round / 100) MiB (\(.probe)): \(((.size_bytes / $L - 1) * 1000 | round) / 10)% against the limit; interval \(.size_interval_bytes // [0,0] | map(. / 1048576 * 10 | round / 10) | join("-")) MiB; fit \(.fit_factor // "-")\(if .poor_fit then " POOR FIT" else "" end)"' "$out"
 grep -E "^caches" "$out.stdout" || true
 jq -r '"regions    \(.regions | length); points \(.points | length)"' "$out"

@@ -14,7 +14,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use willy::checkpoint::{path_beside, Checkpoint, Record, Setting};
+use willy::checkpoint::{path_beside, Checkpoint, Setting};
 use willy::doc::profile::{Profile, PROFILE_SCHEMA_VERSION};
 use willy::run::{Measurement, RunConfig};
 use willy::testbed::Testbed;
@@ -182,39 +182,35 @@ fn announce_budget(args: &RunArgs, plan: &ScalePlan, budget: &TimeBudget<WallClo
 
 /// Everything a point needs: the testbed, the checkpoint, the budget.
 struct Session<'a> {
-    bed: &'a mut Testbed,
+    m: Measurer<'a>,
     ck: Checkpoint,
     setting: Setting,
+    bar: Bar,
+    measured: usize,
+    resumed: usize,
+}
+
+/// What measures a point: the testbed, within the budget.
+struct Measurer<'a> {
+    bed: &'a mut Testbed,
     cfg: RunConfig,
     fixed: Fixed,
     budget: &'a RefCell<TimeBudget<WallClock>>,
-    bar: Bar,
     interrupt: &'a AtomicBool,
-    measured: usize,
-    resumed: usize,
 }
 
 impl Session<'_> {
     /// One point: from the checkpoint, or measured now and saved.
     fn point(&mut self, w: &Workload, stage: &Stage) -> Result<Measured, Error> {
-        if self.interrupt.load(Ordering::Relaxed) {
+        if self.m.interrupt.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }
         let n = self.measured + self.resumed;
         self.bar.start(n, stage.expected_points, &stage.what, w);
         let left = stage.expected_points.saturating_sub(n).max(1);
-        let (m, fresh) = match self.ck.get(w, &self.setting) {
-            Some(m) => (m.clone(), false),
-            None => {
-                let m = self.measure(w, left)?;
-                self.ck.save(Record {
-                    workload: w.clone(),
-                    setting: self.setting.clone(),
-                    measurement: m.clone(),
-                })?;
-                (m, true)
-            }
-        };
+        let (m, fresh) = self
+            .ck
+            .measure_or_resume(w, &self.setting, |w| self.m.measure(w, left))?;
         if fresh {
             self.measured += 1
         } else {
@@ -236,7 +232,9 @@ impl Session<'_> {
             duration_secs: m.duration_secs,
         })
     }
+}
 
+impl Measurer<'_> {
     /// Measures a point; on real files within its share of the budget,
     /// with `left` points still expected.
     fn measure(&mut self, w: &Workload, left: usize) -> Result<Measurement, Error> {
@@ -303,12 +301,14 @@ pub fn run(
             pass: None,
         },
         ck: Checkpoint::open(&ckpt_path)?,
-        bed,
-        cfg: cfg.clone(),
-        fixed,
-        budget: &budget,
+        m: Measurer {
+            bed,
+            cfg: cfg.clone(),
+            fixed,
+            budget: &budget,
+            interrupt,
+        },
         bar: Bar::new(),
-        interrupt,
         measured: 0,
         resumed: 0,
     };
@@ -322,7 +322,7 @@ pub fn run(
     };
     let result = scale(first, &plan, &mut |w, st| s.point(w, st), &afford, cfg.seed);
     s.bar.finish();
-    s.bed.release(); // the files go before anything else is said
+    s.m.bed.release(); // the files go before anything else is said
     let scaled = match result {
         Ok(scaled) => scaled,
         Err(Error::Interrupted) => {
@@ -334,7 +334,7 @@ pub fn run(
         }
         Err(e) => return Err(e.into()),
     };
-    let profile = profile_of(scaled, s.bed, &cfg);
+    let profile = profile_of(scaled, s.m.bed, &cfg);
     let counts = (s.measured, s.resumed);
     drop(s);
     write_profile(&args.profile, &profile, &ckpt_path)?;
@@ -399,7 +399,7 @@ fn summary(path: &Path, profile: &Profile, (measured, resumed): (usize, usize), 
             let fit = if c.poor_fit {
                 format!(
                     "; POOR FIT: its fall implies caches up to {:.1}x away, a rough guide only",
-                    c.fit_max_factor.unwrap_or(f64::NAN)
+                    c.fit_factor.unwrap_or(f64::NAN)
                 )
             } else {
                 String::new()

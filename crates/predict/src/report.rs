@@ -110,7 +110,7 @@ pub fn poor_fit(c: &crate::profile::CacheFound) -> String {
     }
     format!(
         " Poor fit: the fall does not look like that of an LRU cache of this size (its points imply caches up to {:.1}x away), so take the size as a rough guide, not a measurement.",
-        c.fit_max_factor.unwrap_or(f64::NAN)
+        c.fit_factor.unwrap_or(f64::NAN)
     )
 }
 
@@ -292,7 +292,7 @@ mod tests {
         let cache = |size: u64, probe: crate::profile::Probe| CacheFound {
             size_bytes: size,
             size_interval_bytes: None,
-            fit_max_factor: None,
+            fit_factor: None,
             poor_fit: false,
             probe,
             onset_unique_bytes: size,
@@ -314,7 +314,7 @@ mod tests {
         );
         // Its interval, and the self-check's warning where it failed.
         p.caches[1].size_interval_bytes = Some([850 << 20, 1000 << 20]);
-        p.caches[1].fit_max_factor = Some(2.5);
+        p.caches[1].fit_factor = Some(2.5);
         p.caches[1].poor_fit = true;
         let f = findings(&p);
         assert!(f[1].contains("between 850 MiB and 1000 MiB"), "{}", f[1]);

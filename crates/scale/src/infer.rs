@@ -47,12 +47,6 @@ pub fn cache_size(focal: &Workload, u: f64, h: f64, seed: u64) -> Option<u64> {
     StackProfile::measure(&at(focal, u), PROFILE_REQUESTS, seed).cache_for_hit_ratio(h)
 }
 
-/// The share of the work served at the higher level of drop `d` at
-/// throughput `t` (time per byte is linear in it).
-pub fn served_above(d: &Drop, t: f64) -> f64 {
-    (1.0 / t - 1.0 / d.low) / (1.0 / d.high - 1.0 / d.low)
-}
-
 /// The sizes consistent with the sweep's resolution: the caches the rule
 /// would give at the two points around `u` (where the drop's level `h` is
 /// crossed), so that the interval holds `size` and spans the segment the
@@ -70,8 +64,15 @@ pub fn size_interval(
         .find(|&j| pts[j + 1].unique_bytes > u)
         .unwrap_or(d.end - 1);
     let (a, b) = (pts[j].unique_bytes.min(u), pts[j + 1].unique_bytes.max(u));
-    let lo = cache_size(focal, a, h, seed).unwrap_or(size);
-    let hi = cache_size(focal, b, h, seed).unwrap_or(size);
+    // `size` is the rule's size at `u` already (the onset can be a point).
+    let rule = |x: f64| {
+        if x == u {
+            size
+        } else {
+            cache_size(focal, x, h, seed).unwrap_or(size)
+        }
+    };
+    let (lo, hi) = (rule(a), rule(b));
     [lo.min(size), hi.max(size)]
 }
 
@@ -81,13 +82,13 @@ pub struct Fit {
     /// The factor between the cache the drop's centre implies (the LRU size
     /// that serves half the requests there) and the size inferred at its
     /// onset; 1 is a perfect fit.
-    pub max_factor: f64,
+    pub factor: f64,
 }
 
 impl Fit {
     /// True when the fall does not bear the size out ([`FIT_TOLERANCE`]).
     pub fn poor(&self) -> bool {
-        self.max_factor > FIT_TOLERANCE
+        self.factor > FIT_TOLERANCE
     }
 }
 
@@ -97,7 +98,7 @@ impl Fit {
 pub fn check_fit(focal: &Workload, d: &Drop, size: u64, seed: u64) -> Fit {
     let implied = cache_size(focal, d.centre, 0.5, seed).unwrap_or(u64::MAX) as f64;
     Fit {
-        max_factor: (implied / size as f64).ln().abs().exp(),
+        factor: (implied / size as f64).ln().abs().exp(),
     }
 }
 
@@ -236,7 +237,7 @@ mod fit_tests {
         let [lo, hi] = size_interval(&w, &pts, &d, d.onset, ONSET_H, size, 1);
         assert!(lo <= C && C <= hi, "{} to {}", Bytes(lo), Bytes(hi));
         let fit = check_fit(&w, &d, size, 1);
-        assert!(!fit.poor() && fit.max_factor < 1.2, "{fit:?}");
+        assert!(!fit.poor() && fit.factor < 1.2, "{fit:?}");
     }
 
     /// The same onset, but a fall spread over 64x of uniqueBytes instead of

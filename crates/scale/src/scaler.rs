@@ -548,7 +548,7 @@ impl<'a, E> Scaler<'a, E> {
                         onset_unique_bytes: d.onset as u64,
                         centre_unique_bytes: d.centre as u64,
                         size_interval_bytes: Some(interval),
-                        fit_max_factor: fit.map(|f| f.max_factor),
+                        fit_factor: fit.map(|f| f.factor),
                         poor_fit: fit.is_some_and(|f| f.poor()),
                     },
                     span: (c[d.start].unique_bytes, c[d.end].unique_bytes),

@@ -341,13 +341,13 @@ fn a_presets_read_cache_fits_and_has_an_interval() {
     let [lo, hi] = c.size_interval_bytes.expect("an interval");
     eprintln!(
         "sparc1990: {} in [{lo}, {hi}], fit {:?}",
-        c.size_bytes, c.fit_max_factor
+        c.size_bytes, c.fit_factor
     );
     assert!(lo <= c.size_bytes && c.size_bytes <= hi);
     assert!(lo as f64 <= 1.1 * want && hi as f64 >= 0.9 * want, "{c:?}");
     assert!(!c.poor_fit, "{c:?}");
     assert!(
-        c.fit_max_factor.expect("read probes are checked") < 1.2,
+        c.fit_factor.expect("read probes are checked") < 1.2,
         "{c:?}"
     );
 }

@@ -372,24 +372,8 @@ pub struct Slot {
 }
 
 impl Slot {
-    /// Generator `gen` doing I/O on `fd` at offsets from `base`.
-    pub fn new(gen: Generator, fd: std::os::fd::RawFd, base: u64) -> Slot {
-        Slot {
-            gen,
-            fd,
-            base,
-            meter: 0,
-            think: 0,
-            busy: false,
-            op: Op::Read,
-            t_submit: 0,
-            ready_at: 0,
-        }
-    }
-}
-
-impl Slot {
-    /// Generator `n` of workload `k` (of several run together).
+    /// Generator `n` of workload `k` (of several run together), doing I/O
+    /// on `fd` at offsets from `base`.
     fn of(
         w: &Workload,
         k: usize,
@@ -398,10 +382,17 @@ impl Slot {
         fd: std::os::fd::RawFd,
         base: u64,
     ) -> Slot {
-        let mut s = Slot::new(Generator::new(w, n, seed_of(cfg, k)), fd, base);
-        s.meter = k;
-        s.think = w.cpu_think.0.as_nanos() as u64;
-        s
+        Slot {
+            gen: Generator::new(w, n, seed_of(cfg, k)),
+            fd,
+            base,
+            meter: k,
+            think: w.cpu_think.0.as_nanos() as u64,
+            busy: false,
+            op: Op::Read,
+            t_submit: 0,
+            ready_at: 0,
+        }
     }
 }
 

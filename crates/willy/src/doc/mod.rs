@@ -105,12 +105,6 @@ pub fn read<D: Document>(text: &str) -> Result<D, DocError> {
     Ok(d)
 }
 
-/// The kind of a willy JSON document (its `kind` field), if it has one.
-pub fn kind_of(text: &str) -> Option<String> {
-    let v: serde_json::Value = serde_json::from_str(text).ok()?;
-    v.get("kind")?.as_str().map(str::to_string)
-}
-
 /// The JSON Schema of `T`, pretty-printed.
 pub fn schema_of<T: schemars::JsonSchema>() -> String {
     let s = schemars::schema_for!(T);

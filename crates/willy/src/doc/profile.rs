@@ -6,7 +6,7 @@
 //!
 //! Versions: 1, the first; 2 adds `direct` (whether the points were
 //! measured with O_DIRECT; a version-1 profile reads as buffered) and, for
-//! each cache, `size_interval_bytes`, `fit_max_factor` and `poor_fit` (absent
+//! each cache, `size_interval_bytes`, `fit_factor` and `poor_fit` (absent
 //! in version 1).
 //!
 //! Points are stored once, in `points`; curves refer to them by index, so a
@@ -91,8 +91,8 @@ pub struct CacheFound {
     /// cache, not LRU, gives about 1.4). Absent for write probes and older
     /// profiles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fit_max_factor: Option<f64>,
-    /// True when the self-check fails (`fit_max_factor` above 1.8): the fall
+    pub fit_factor: Option<f64>,
+    /// True when the self-check fails (`fit_factor` above 1.8): the fall
     /// is not that of an LRU-like cache of this size, and `size_bytes` is
     /// not to be taken as precise.
     #[serde(default)]
@@ -406,7 +406,7 @@ mod tests {
             onset_unique_bytes: 1,
             centre_unique_bytes: 1,
             size_interval_bytes: Some([1, 2]),
-            fit_max_factor: None,
+            fit_factor: None,
             poor_fit: false,
         };
         let v = serde_json::to_value(&c).unwrap();
