@@ -28,6 +28,11 @@ pub const STEEP_SLOPE: f64 = -0.5;
 /// A drop must lose at least this factor of throughput, between the
 /// plateaus on either side (their medians), not only between its ends.
 pub const MIN_DROP: f64 = 1.25;
+/// A steep run must lose at least this factor beyond its ends' confidence
+/// intervals, or it is noise (a noisy write probe's 6% step, steep only
+/// because its points were 11% of uniqueBytes apart, merged with a later
+/// fall and moved its start 30% down).
+pub const MIN_RUN_FALL: f64 = 1.1;
 /// A plateau between two steep runs must span at least this factor of
 /// uniqueBytes; a shorter one is a fall that slows for a point or two (as
 /// Linux's does past its file cache), and the two runs are one drop.
@@ -35,6 +40,9 @@ pub const MIN_PLATEAU: f64 = 2.0;
 /// The share of the work served at the higher level that marks a drop's
 /// onset: where the first 2% of requests miss.
 pub const ONSET_H: f64 = 0.98;
+/// The level a fall starts from is the median of this many points before
+/// it.
+pub const NEAR_POINTS: usize = 3;
 
 /// One measured point of the curve.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -43,6 +51,9 @@ pub struct Point {
     pub unique_bytes: f64,
     /// Throughput, bytes per second.
     pub throughput: f64,
+    /// Half-width of its 95% confidence interval, relative to `throughput`
+    /// (0 where unknown, as for recorded curves without one).
+    pub ci: f64,
 }
 
 /// A fall in throughput between two plateaus.
@@ -52,7 +63,8 @@ pub struct Drop {
     pub start: usize,
     /// Index of the first point after it.
     pub end: usize,
-    /// Throughput of the plateau above.
+    /// Throughput where the fall starts: the level of the plateau's last
+    /// points before it (see [`near_level`]).
     pub high: f64,
     /// Throughput of the plateau below.
     pub low: f64,
@@ -61,6 +73,9 @@ pub struct Drop {
     /// uniqueBytes where [`ONSET_H`] of the work is served at the higher
     /// level: where the fall begins.
     pub onset: f64,
+    /// The segment the onset lies in: the index of its lower end (a sweep
+    /// refines it first, [`crate::sweep`]).
+    pub onset_segment: usize,
 }
 
 /// A stretch of the curve between drops.
@@ -80,12 +95,30 @@ pub fn points(data: &[(f64, f64)]) -> Vec<Point> {
         .map(|&(u, t)| Point {
             unique_bytes: u,
             throughput: t,
+            ci: 0.0,
         })
         .collect()
 }
 
 fn slope(a: &Point, b: &Point) -> f64 {
     (b.throughput / a.throughput).ln() / (b.unique_bytes / a.unique_bytes).ln()
+}
+
+/// True when the segment from `a` to `b` falls faster than [`STEEP_SLOPE`]
+/// even with each end moved towards the other by its confidence interval:
+/// a fall no larger than the points' noise is no fall (the refined points
+/// of a noisy write probe, 11% of uniqueBytes apart, used to make a 1.5x
+/// slope over 4x of uniqueBytes a 125 MiB cache).
+fn steep(a: &Point, b: &Point) -> bool {
+    let lo = Point {
+        throughput: b.throughput * (1.0 + b.ci),
+        ..*b
+    };
+    let hi = Point {
+        throughput: a.throughput * (1.0 - a.ci).max(f64::MIN_POSITIVE),
+        ..*a
+    };
+    slope(&hi, &lo) < STEEP_SLOPE
 }
 
 /// Median throughput of `pts` (the level of a plateau, robust to noise).
@@ -101,15 +134,19 @@ pub fn drops(pts: &[Point]) -> Vec<Drop> {
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i + 1 < pts.len() {
-        if slope(&pts[i], &pts[i + 1]) >= STEEP_SLOPE {
+        if !steep(&pts[i], &pts[i + 1]) {
             i += 1;
             continue;
         }
         let start = i;
-        while i + 1 < pts.len() && slope(&pts[i], &pts[i + 1]) < STEEP_SLOPE {
+        while i + 1 < pts.len() && steep(&pts[i], &pts[i + 1]) {
             i += 1;
         }
         let end = i;
+        let (a, b) = (&pts[start], &pts[end]);
+        if a.throughput * (1.0 - a.ci) < MIN_RUN_FALL * b.throughput * (1.0 + b.ci) {
+            continue; // within the noise of its ends
+        }
         // One segment, or a stretch narrower than MIN_PLATEAU, between two
         // steep runs is no plateau (a noisy point in the middle of a fall,
         // or a fall that slows): the runs are one drop.
@@ -145,6 +182,7 @@ pub fn drops(pts: &[Point]) -> Vec<Drop> {
                 low: 0.0,
                 centre: 0.0,
                 onset: 0.0,
+                onset_segment: start,
             });
         }
     }
@@ -160,9 +198,11 @@ pub fn drops(pts: &[Point]) -> Vec<Drop> {
             None => break,
         }
     }
-    for d in &mut out {
-        d.centre = level_crossing(pts, d, 0.5);
-        d.onset = level_crossing(pts, d, ONSET_H);
+    let whole: Vec<f64> = out.iter().map(|d| d.high).collect();
+    for (d, whole_high) in out.iter_mut().zip(whole) {
+        d.high = near_level(pts, d.start, whole_high);
+        d.centre = level_crossing(pts, d, 0.5).0;
+        (d.onset, d.onset_segment) = level_crossing(pts, d, ONSET_H);
     }
     out
 }
@@ -181,32 +221,47 @@ fn levels(pts: &[Point], out: &mut [Drop]) {
     }
 }
 
-/// Where `h` crosses `level` across drop `d` (first crossing from above),
-/// interpolated in `ln U`. Where the last point before the fall is below
-/// `level` already (the plateau above slopes down, as it does through the
-/// CPU's caches, and its median lies above that point), the crossing is at
-/// that point; where no point of the fall reaches below `level`, at the
-/// first point after it. (Both used to fall back to the middle of the
-/// drop's span in `ln U`: a quiet 1 GiB run put the onset of its file
-/// cache at 1.49 GiB, though the fall plainly began at 987 MiB.)
-fn level_crossing(pts: &[Point], d: &Drop, level: f64) -> f64 {
+/// The level the fall starts from: the median of the last [`NEAR_POINTS`]
+/// points before it, where the plateau above has that many (never above
+/// the whole plateau's median `whole`). A plateau that slopes down, as
+/// Linux's does through the CPU's caches, has its median well above the
+/// point where the fall begins; measured from there, the onset of a quiet
+/// 1 GiB run's cache came 6% early and the cache 12% small.
+fn near_level(pts: &[Point], start: usize, whole: f64) -> f64 {
+    level(&pts[start.saturating_sub(NEAR_POINTS - 1)..=start]).min(whole)
+}
+
+/// Where `h` crosses `level` across drop `d`, interpolated in `ln U`, and
+/// the segment it lies in (the index of its lower end).
+///
+/// The crossing lies before the first point of the fall that is below
+/// `level` even at the top of its confidence interval: a point just below
+/// it, within its noise, does not start the fall (one run's two noisy
+/// points 22% under the plateau, with 9% intervals, put its 1 GiB cache
+/// at 724 MiB). Where the point before that one is itself below `level`
+/// (within its noise, or because the plateau above slopes down and its
+/// last point lies below the plateau's level), the crossing is at that
+/// point; where no point of the fall is below `level`, at the first point
+/// after it. (Both used to fall back to the middle of the drop's span in
+/// `ln U`: a quiet 1 GiB run put the onset of its file cache at 1.49 GiB,
+/// though the fall plainly began at 987 MiB.)
+fn level_crossing(pts: &[Point], d: &Drop, level: f64) -> (f64, usize) {
     let h = |t: f64| (1.0 / t - 1.0 / d.low) / (1.0 / d.high - 1.0 / d.low);
-    if h(pts[d.start].throughput) < level {
-        return pts[d.start].unique_bytes;
+    let Some(below) = (d.start..=d.end).find(|&j| h(pts[j].throughput * (1.0 + pts[j].ci)) < level)
+    else {
+        return (pts[d.end].unique_bytes, d.end - 1);
+    };
+    if below == d.start {
+        return (pts[below].unique_bytes, below);
     }
-    for j in d.start..d.end {
-        let (a, b) = (&pts[j], &pts[j + 1]);
-        let (ha, hb) = (h(a.throughput), h(b.throughput));
-        if ha >= level && hb <= level {
-            let f = if ha == hb {
-                0.5
-            } else {
-                (ha - level) / (ha - hb)
-            };
-            return (a.unique_bytes.ln() + f * (b.unique_bytes / a.unique_bytes).ln()).exp();
-        }
+    let (a, b) = (&pts[below - 1], &pts[below]);
+    let (ha, hb) = (h(a.throughput), h(b.throughput));
+    if ha <= level {
+        return (a.unique_bytes, below - 1);
     }
-    pts[d.end].unique_bytes
+    let f = (ha - level) / (ha - hb);
+    let u = (a.unique_bytes.ln() + f * (b.unique_bytes / a.unique_bytes).ln()).exp();
+    (u, below - 1)
 }
 
 /// The regions between the drops of `pts`.
@@ -269,6 +324,7 @@ mod tests {
                 Point {
                     unique_bytes: u,
                     throughput: 1.0 / t_per_byte,
+                    ci: 0.0,
                 }
             })
             .collect()
@@ -287,6 +343,7 @@ mod tests {
             .map(|&u| Point {
                 unique_bytes: u,
                 throughput: 5e6,
+                ci: 0.0,
             })
             .collect();
         let d = drops(&pts);

@@ -36,7 +36,7 @@
 //! Workloads that the model does not allow (a sizeMean larger than a
 //! generator's file) are left out of a curve.
 
-use crate::curve::{drops, regions_between, Point, Region, ONSET_H};
+use crate::curve::{drops, regions_between, Point, Region};
 use crate::infer::{cache_size, check_fit, size_interval};
 use crate::sweep::{sweep, with_unique, SweepPlan};
 use std::collections::HashMap;
@@ -61,20 +61,28 @@ pub struct Measured {
 /// The probes whose drops locate the caches: random reads and random
 /// writes (readFrac 1 and 0, seqFrac 0, the focal sizeMean and processNum).
 ///
-/// A read probe's cache is the LRU size that serves [`ONSET_H`] of its
-/// requests at the drop's onset (where h = 0.98): where misses begin, every
-/// replacement policy agrees with LRU, while further down they differ
-/// (Linux keeps more of this loop-like pattern than LRU does: its h = 1/2
-/// lies at 1.4 C, LRU's at 2 C). A write probe's cache is the LRU size that
-/// serves half its requests at the drop's centre (h = 1/2): dirty pages are
-/// cleaned by age, not replaced by recency, and the centre is where the
-/// simulated write limit's size is found (the onset puts it 20% low).
+/// A read probe's cache is the uniqueBytes at its drop's onset (where the
+/// first [`crate::curve::ONSET_H`] of the work is no longer served at the
+/// faster level): a working set the cache holds whole is served whole
+/// whatever its replacement policy, and misses begin where it no longer
+/// fits. Further down the policies differ: Linux's fall is far more
+/// gradual than LRU's with this loop-like pattern (its h = 1/2 lies at
+/// 1.4 C, LRU's at 2 C), and reading the cache from the LRU stack distances
+/// at the onset made it depend on how long the stack profile ran (0.97 U
+/// at 1 GiB, 0.85 U at 21 MiB). The size's interval is the onset's
+/// segment: the last point before it and the first after. A write probe's
+/// cache is the LRU size that serves half its requests at the drop's centre
+/// (h = 1/2): dirty pages are cleaned by age, not replaced by recency, and
+/// the centre is where the simulated write limit's size is found (the onset
+/// puts it 20% low).
 pub const PROBES: [Probe; 2] = Probe::ALL;
 /// A write probe's cache within this factor of a read probe's is the same
-/// cache. On Linux the write probe's centre rule reads the file cache as
-/// 0.75 of the read probe's (1 GiB cgroup: 725 and 961 MiB), so the factor
-/// is 1.5; split caches differ far more (the split-cache preset: 8x).
-pub const SAME_CACHE: f64 = 1.5;
+/// cache. On Linux the write probe falls at the file cache too, in a cliff
+/// whose centre lies at the cliff: the centre rule reads it as half the
+/// read probe's cache (a 1 GiB cgroup: 468 and 954 MiB; earlier 725 and 961
+/// MiB), so the factor is 2.5; split caches differ far more (the
+/// split-cache preset: 8x).
+pub const SAME_CACHE: f64 = 2.5;
 
 /// The knee of a curve: the fraction of its maximum (Chen section 4.3).
 pub const KNEE: f64 = 0.75;
@@ -529,17 +537,21 @@ impl<'a, E> Scaler<'a, E> {
         let pts = &mut self.pts;
         let c = sweep(&probe, &self.plan.unique, |w| {
             let i = pts.get(w)?;
-            Ok::<f64, E>(pts.tp(i))
+            Ok::<_, E>((pts.tp(i), pts.points[i].ci95_rel.unwrap_or(0.0)))
         })?;
         let mut found = Vec::new();
         for d in drops(&c) {
-            let (u, h) = if rf == 1.0 {
-                (d.onset, ONSET_H)
+            let sized = if rf == 1.0 {
+                let j = d.onset_segment;
+                Some((d.onset as u64, [c[j].unique_bytes, c[j + 1].unique_bytes]))
             } else {
-                (d.centre, 0.5)
+                cache_size(&probe, d.centre, 0.5, self.seed).map(|size| {
+                    let i = size_interval(&probe, &c, &d, d.centre, 0.5, size, self.seed);
+                    (size, i.map(|b| b as f64))
+                })
             };
-            if let Some(size) = cache_size(&probe, u, h, self.seed) {
-                let interval = size_interval(&probe, &c, &d, u, h, size, self.seed);
+            if let Some((size, [lo, hi])) = sized {
+                let interval = [(lo as u64).min(size), (hi as u64).max(size)];
                 let fit = (name == Probe::Reads).then(|| check_fit(&probe, &d, size, self.seed));
                 found.push(Found {
                     cache: CacheFound {
@@ -565,7 +577,7 @@ impl<'a, E> Scaler<'a, E> {
         let pts = &mut self.pts;
         let curve = sweep(&self.guess, &self.plan.unique, |w| {
             let i = pts.get(w)?;
-            Ok::<f64, E>(pts.tp(i))
+            Ok::<_, E>((pts.tp(i), pts.points[i].ci95_rel.unwrap_or(0.0)))
         })?;
         let idx = curve
             .iter()

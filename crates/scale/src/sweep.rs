@@ -4,6 +4,11 @@ use crate::curve::{drops, Point};
 use willy::units::Bytes;
 use willy::workload::Workload;
 
+/// A drop's onset segment is refined until its ends differ by at most this
+/// factor of uniqueBytes: the cache's size is read there, and the usual
+/// resolution, 1.15, left a 1 GiB cache 6% either way.
+pub const ONSET_RESOLUTION: f64 = 1.05;
+
 /// How the sweep spaces its points.
 #[derive(Clone, Debug)]
 pub struct SweepPlan {
@@ -21,13 +26,13 @@ pub struct SweepPlan {
 }
 
 impl SweepPlan {
-    /// Chen's about 20 points from `from` to `to`, with up to 12 more.
+    /// Chen's about 20 points from `from` to `to`, with up to 16 more.
     pub fn new(from: u64, to: u64) -> SweepPlan {
         SweepPlan {
             from,
             to,
             points: 20,
-            refine: 12,
+            refine: 16,
             resolution: 1.15,
         }
     }
@@ -44,20 +49,23 @@ pub fn with_unique(focal: &Workload, u: f64) -> Workload {
 }
 
 /// Measures the uniqueBytes curve of `focal` with `measure` (throughput in
-/// bytes per second). Returns the points sorted by uniqueBytes.
+/// bytes per second, and its 95% confidence interval's half-width relative
+/// to it). Returns the points sorted by uniqueBytes.
 pub fn sweep<E>(
     focal: &Workload,
     plan: &SweepPlan,
-    mut measure: impl FnMut(&Workload) -> Result<f64, E>,
+    mut measure: impl FnMut(&Workload) -> Result<(f64, f64), E>,
 ) -> Result<Vec<Point>, E> {
     let mut pts: Vec<Point> = Vec::new();
     let mut add = |pts: &mut Vec<Point>, u: f64| -> Result<(), E> {
         let w = with_unique(focal, u);
         let ub = w.unique_bytes.0 as f64;
         if pts.iter().all(|p| p.unique_bytes != ub) {
+            let (throughput, ci) = measure(&w)?;
             pts.push(Point {
                 unique_bytes: ub,
-                throughput: measure(&w)?,
+                throughput,
+                ci,
             });
             pts.sort_by(|a, b| a.unique_bytes.total_cmp(&b.unique_bytes));
         }
@@ -71,14 +79,25 @@ pub fn sweep<E>(
         )?;
     }
     for _ in 0..plan.refine {
-        // The widest segment inside any drop, if it is still too wide.
-        let widest = drops(&pts)
+        // The segment a drop's onset lies in, while it is wider than
+        // ONSET_RESOLUTION (the cache size is read there), then the widest
+        // segment inside any drop, if it is still too wide.
+        let ratio = |j: usize| pts[j + 1].unique_bytes / pts[j].unique_bytes;
+        let found = drops(&pts);
+        let onset = found
+            .iter()
+            .map(|d| d.onset_segment)
+            .filter(|&j| j + 1 < pts.len())
+            .map(|j| (ratio(j), j))
+            .find(|&(r, _)| r > ONSET_RESOLUTION);
+        let widest = found
             .iter()
             .flat_map(|d| d.start..d.end)
-            .map(|j| (pts[j + 1].unique_bytes / pts[j].unique_bytes, j))
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        match widest {
-            Some((ratio, j)) if ratio > plan.resolution => {
+            .map(|j| (ratio(j), j))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .filter(|&(r, _)| r > plan.resolution);
+        match onset.or(widest) {
+            Some((_, j)) => {
                 let before = pts.len();
                 let mid = (pts[j].unique_bytes * pts[j + 1].unique_bytes).sqrt();
                 add(&mut pts, mid)?;
@@ -86,7 +105,7 @@ pub fn sweep<E>(
                     break; // blocks too coarse to split further
                 }
             }
-            _ => break,
+            None => break,
         }
     }
     Ok(pts)

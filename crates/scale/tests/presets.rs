@@ -3,12 +3,13 @@
 //!
 //! Covered: sparc1990 (one cache), write-through (one), raw-disk (none) and
 //! split-cache (a 4 MiB write cache and a 32 MiB read cache). Measured with
-//! the random-read probe's onset and the random-write probe's centre:
-//! sparc1990 19.14 MiB for 21 (-8.9%), write-through 61.48 for 64 (-3.9%),
-//! split-cache 4.00 and 29.92 for 4 and 32 (0%, -6.5%). The GiB-scale
-//! presets (hdd, ssd, raid0) sweep to 16 GiB; they run with a shorter
-//! stopping rule (see [`light`]) and find 4.03 GiB for 4 (+0.7%), 2.01 GiB
-//! for 2 (+0.6%) and 1013.4 MiB for 1 GiB (-1.0%).
+//! the random-read probe's onset and the random-write probe's centre
+//! (`willy run --scale --target sim:PRESET`): sparc1990 22.21 MiB for 21
+//! (+5.8%), write-through 68.91 for 64 (+7.7%), split-cache 4.07 and 34.85
+//! for 4 and 32 (+1.8%, +8.9%): this generator's loop-like pattern keeps an
+//! LRU cache whole a little past its size. The GiB-scale presets (hdd, ssd,
+//! raid0) sweep to 16 GiB; they run with a shorter stopping rule (see
+//! [`light`]).
 
 use std::time::Duration;
 use willy::run::RunConfig;
