@@ -1,5 +1,9 @@
 //! Cache sizes from the drops of the uniqueBytes curve.
 //!
+//! A read probe's cache is its drop's onset (see
+//! [`crate::scaler::PROBES`]); this module gives a write probe's, from the
+//! drop's centre, and checks a read probe's size against its centre.
+//!
 //! At a drop's centre `U*`, half of the work is served at the faster level
 //! ([`crate::curve`]). For an LRU cache that is where half the focal
 //! workload's requests are served wholly by the cache: the cache size is the
@@ -42,8 +46,7 @@ fn at(focal: &Workload, u: f64) -> Workload {
 }
 
 /// The LRU cache size, in bytes, that serves a share `h` of `focal`'s
-/// requests wholly when its uniqueBytes is `u` (at a drop's onset, `h` is
-/// [`crate::curve::ONSET_H`]; at its centre, 1/2).
+/// requests wholly when its uniqueBytes is `u` (at a drop's centre, 1/2).
 pub fn cache_size(focal: &Workload, u: f64, h: f64, seed: u64) -> Option<u64> {
     StackProfile::measure(&at(focal, u), PROFILE_REQUESTS, seed).cache_for_hit_ratio(h)
 }
