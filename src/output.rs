@@ -115,10 +115,30 @@ fn header(report: &RunReport) -> String {
         r.stopping.target_ci95_rel * 100.0,
         if r.stopping.target_met {
             ", met"
+        } else if r.stopping.stalled {
+            ", NOT met: STALLED"
         } else {
             ", NOT met: maximum duration reached"
         }
     );
+    if r.stopping.stalled {
+        let empty = r
+            .stopping
+            .interval_throughput
+            .iter()
+            .filter(|&&x| x == 0.0)
+            .count();
+        let longest = [&r.reads, &r.writes]
+            .iter()
+            .filter_map(|d| d.latency_us.as_ref().map(|l| l.max))
+            .fold(0.0, f64::max);
+        let _ = writeln!(
+            s,
+            "stalled    {empty} of {} intervals moved nothing (the longest request that completed took {}): the throughput above is not a measurement",
+            r.stopping.intervals,
+            lat(longest)
+        );
+    }
     let _ = writeln!(s);
     s
 }

@@ -194,6 +194,16 @@ fn bad_flags_get_one_line() {
     assert_usage_error(&o, "invalid value 'floppy'");
     let o = willy().args(["run", "--ci", "2"]).output().unwrap();
     assert_usage_error(&o, "between 0 and 1");
+    // Issue 14's contract: a zero budget exits 2, before anything starts.
+    let d = Dir::new();
+    let o = willy()
+        .args(["run", "--scale", "--budget", "0", "--target"])
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert_usage_error(&o, "--budget");
+    assert!(stderr(&o).contains("more than 0"), "{}", stderr(&o));
+    assert!(d.entries("").is_empty());
 }
 
 /// Mounts a filesystem for the duration of a test (root only).

@@ -1,7 +1,8 @@
 //! `willy compare`: two profiles on the same workloads (Chen 5.5).
 
-use super::{check_json_path, flags, load_profile, model, read_workloads, write_file};
+use super::{check_json_path, flags, load_profile, model, print_table, read_workloads, write_json};
 use clap::Args;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use willy::doc::prediction::{to_sorted_json, Comparison};
 use willy::units::human_bytes;
@@ -56,8 +57,9 @@ pub fn cmd_compare(args: CompareArgs) -> anyhow::Result<()> {
         }
     }
     let rows = compare(a.as_ref(), b.as_ref(), &ws);
-    print!("{note}");
-    println!(
+    let mut t = note.clone();
+    let _ = writeln!(
+        t,
         "{:<18} {:>10} {:>14} {:>14} {:>8}  notes",
         "workload", "uniqueBytes", "A", "B", "A/B"
     );
@@ -67,7 +69,8 @@ pub fn cmd_compare(args: CompareArgs) -> anyhow::Result<()> {
             .filter(|(_, p)| !flags(p).is_empty())
             .map(|(n, p)| format!("{n}: {}", flags(p)))
             .collect();
-        println!(
+        let _ = writeln!(
+            t,
             "{:<18} {:>10} {:>12}/s {:>12}/s {:>8.2}  {}",
             r.name,
             r.workload.unique_bytes.to_string(),
@@ -77,9 +80,10 @@ pub fn cmd_compare(args: CompareArgs) -> anyhow::Result<()> {
             notes.join("; ")
         );
     }
+    print_table(args.json.as_deref(), &t);
     if let Some(j) = &args.json {
         let (a, b) = (args.a.display().to_string(), args.b.display().to_string());
-        write_file(j, &to_sorted_json(&Comparison::new(a, b, rows)))?;
+        write_json(j, &to_sorted_json(&Comparison::new(a, b, rows)))?;
     }
     Ok(())
 }

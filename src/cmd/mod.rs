@@ -64,6 +64,9 @@ impl Command {
 
 /// Checks that a result can be written to `p`, before anything is measured.
 pub(crate) fn check_json_path(p: &Path) -> Result<(), Error> {
+    if is_stdout(p) {
+        return Ok(());
+    }
     let dir = p
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -103,6 +106,44 @@ fn check_resume(ckpt: &Path, resume: bool) -> Result<(), Error> {
 /// Writes `text` to `p` atomically.
 pub(crate) fn write_file(p: &Path, text: &str) -> anyhow::Result<()> {
     willy::target::write_atomic(p, text).with_context(|| format!("writing {}", p.display()))
+}
+
+/// A duration that must be more than zero (`--budget`).
+pub(crate) fn positive_duration(s: &str) -> Result<std::time::Duration, String> {
+    let d = humantime::parse_duration(s).map_err(|e| e.to_string())?;
+    if d.is_zero() {
+        return Err("must be more than 0 (e.g. 15m or 8h)".into());
+    }
+    Ok(d)
+}
+
+/// True for `--json -`: the JSON document goes to standard output.
+pub(crate) fn is_stdout(p: &Path) -> bool {
+    p == Path::new("-")
+}
+
+/// Writes a `--json` document: to standard output for `-`, else to the
+/// file, atomically.
+pub(crate) fn write_json(p: &Path, text: &str) -> anyhow::Result<()> {
+    if is_stdout(p) {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())
+            .and_then(|_| out.flush())
+            .context("writing the JSON to standard output")
+    } else {
+        write_file(p, text)
+    }
+}
+
+/// Prints a command's table: to standard output, or to standard error
+/// when `--json -` has standard output for the JSON document alone.
+pub(crate) fn print_table(json: Option<&Path>, text: &str) {
+    if json.is_some_and(is_stdout) {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
 }
 
 /// Reads a profile, with errors that say what to do.

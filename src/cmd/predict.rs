@@ -1,7 +1,8 @@
 //! `willy predict`: workloads' throughput from a profile.
 
-use super::{check_json_path, flags, load_profile, model, read_workloads, write_file};
+use super::{check_json_path, flags, load_profile, model, print_table, read_workloads, write_json};
 use clap::Args;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use willy::doc::prediction::{to_sorted_json, NamedPrediction, Predictions};
 use willy::units::human_bytes;
@@ -40,13 +41,16 @@ pub fn cmd_predict(args: PredictArgs) -> anyhow::Result<()> {
             prediction,
         });
     }
-    println!(
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
         "{:<12} {:>14} {:>12} {:>12} {:>7}  notes",
         "workload", "throughput", "IOPS", "mean resp.", "region"
     );
     for n in &out {
         let p = &n.prediction;
-        println!(
+        let _ = writeln!(
+            t,
             "{:<12} {:>12}/s {:>12.0} {:>9.3} ms {:>7}  {}",
             n.name,
             human_bytes(p.predicted_throughput_bytes_per_sec),
@@ -56,9 +60,10 @@ pub fn cmd_predict(args: PredictArgs) -> anyhow::Result<()> {
             flags(p)
         );
     }
+    print_table(args.json.as_deref(), &t);
     if let Some(j) = &args.json {
         let doc = Predictions::new(args.profile.display().to_string(), out);
-        write_file(j, &to_sorted_json(&doc))?;
+        write_json(j, &to_sorted_json(&doc))?;
     }
     Ok(())
 }

@@ -113,7 +113,7 @@ pub struct RunArgs {
     pub resume: bool,
     /// Time for the whole --scale run on a real target (e.g. 15m, 8h): the
     /// plan divides it between the points. Ignored on sim: targets.
-    #[arg(long, default_value = "15m", value_parser = humantime::parse_duration, help_heading = "Self-scaling")]
+    #[arg(long, default_value = "15m", value_parser = super::positive_duration, help_heading = "Self-scaling")]
     pub budget: Duration,
     /// How --scale chooses focal points: in the middle of each region
     /// (Chen's section 4.5), or one global knee at 75% of the maximum
@@ -246,9 +246,9 @@ pub fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> 
 
 /// Prints the table and writes the JSON (atomically).
 fn finish(args: &RunArgs, report: RunReport) -> anyhow::Result<()> {
-    print!("{}", output::table(&report));
+    super::print_table(args.json.as_deref(), &output::table(&report));
     if let Some(p) = &args.json {
-        super::write_file(p, &(serde_json::to_string_pretty(&report)? + "\n"))?;
+        super::write_json(p, &(serde_json::to_string_pretty(&report)? + "\n"))?;
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! The workloads are measured the way the profile's points were: with its
 //! engine (unless `--engine` says otherwise) and its O_DIRECT setting.
 
-use super::{check_json_path, check_resume, load_profile, model, write_file};
+use super::{check_json_path, check_resume, load_profile, model};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -109,8 +109,8 @@ impl ValidateArgs {
     /// Where the measurements are saved.
     fn checkpoint(&self) -> PathBuf {
         match &self.json {
-            Some(j) => path_beside(j),
-            None => path_beside(&self.profile.with_extension("validation")),
+            Some(j) if !super::is_stdout(j) => path_beside(j),
+            _ => path_beside(&self.profile.with_extension("validation")),
         }
     }
 }
@@ -253,7 +253,7 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
     drop(passes);
     print_report(&report);
     if let Some(j) = &args.json {
-        write_file(j, &(serde_json::to_string_pretty(&report)? + "\n"))?;
+        super::write_json(j, &(serde_json::to_string_pretty(&report)? + "\n"))?;
     }
     let _ = std::fs::remove_file(&ckpt); // the result holds every measurement
     Ok(())

@@ -9,7 +9,8 @@
 //! for 4 and 32 (+1.8%, +8.9%): this generator's loop-like pattern keeps an
 //! LRU cache whole a little past its size. The GiB-scale presets (hdd, ssd,
 //! raid0) sweep to 16 GiB; they run with a shorter stopping rule (see
-//! [`light`]).
+//! [`light`]) and find 4.14 GiB for 4 (+3.5%), 2.09 GiB for 2 (+4.5%) and
+//! 1.04 GiB for 1 (+4.2%).
 
 use std::time::Duration;
 use willy::run::RunConfig;
@@ -176,7 +177,7 @@ fn scaled_full(
     focus: willy_scale::scaler::Focus,
     run: &RunConfig,
 ) -> willy_scale::scaler::Scaled {
-    scaled_within(name, focus, run, usize::MAX)
+    scaled_within(name, focus, run, usize::MAX, |_, m| m)
 }
 
 /// Scales `name` with a budget of `budget` points: the scaler hears how
@@ -186,6 +187,7 @@ fn scaled_within(
     focus: willy_scale::scaler::Focus,
     run: &RunConfig,
     budget: usize,
+    noise: impl Fn(&Workload, willy_scale::scaler::Measured) -> willy_scale::scaler::Measured,
 ) -> willy_scale::scaler::Scaled {
     use willy::testbed::{TargetArg, Testbed};
     use willy_scale::scaler::{scale, Measured, ScalePlan, Stage};
@@ -205,10 +207,15 @@ fn scaled_within(
     let measured = std::cell::Cell::new(0usize);
     let mut measure = |w: &Workload, _: &Stage| {
         measured.set(measured.get() + 1);
-        bed.measure(w, run).map(|m| Measured {
-            throughput: m.throughput_bytes_per_sec,
-            ci95_rel: m.ci95_rel,
-            duration_secs: m.duration_secs,
+        bed.measure(w, run).map(|m| {
+            noise(
+                w,
+                Measured {
+                    throughput: m.throughput_bytes_per_sec,
+                    ci95_rel: m.ci95_rel,
+                    duration_secs: m.duration_secs,
+                },
+            )
         })
     };
     let afford = || budget.saturating_sub(measured.get());
@@ -304,8 +311,8 @@ fn a_short_budget_thins_the_curves_and_keeps_the_caches() {
     // of the points that took, then with a budget the sweeps alone use up.
     let full = scaled_full("split-cache", Focus::Middle, &cfg());
     let n = full.points.len();
-    let short = scaled_within("split-cache", Focus::Middle, &cfg(), n * 8 / 10);
-    let none = scaled_within("split-cache", Focus::Middle, &cfg(), 0);
+    let short = scaled_within("split-cache", Focus::Middle, &cfg(), n * 8 / 10, |_, m| m);
+    let none = scaled_within("split-cache", Focus::Middle, &cfg(), 0, |_, m| m);
     for s in [&full, &short, &none] {
         assert_eq!(s.regions.len(), 3);
         assert_eq!(s.cache_sizes_bytes, full.cache_sizes_bytes);
@@ -351,4 +358,33 @@ fn a_presets_read_cache_fits_and_has_an_interval() {
         c.fit_factor.expect("read probes are checked") < 1.2,
         "{c:?}"
     );
+}
+
+/// Background load on a busy machine (issue 14): about one point in five,
+/// chosen by its workload, runs 20-45% slow, and its interval widens as a
+/// disturbed measurement's does. No false cache appears, and the real one
+/// is still found within 10%.
+#[test]
+fn noise_makes_no_false_cache() {
+    use std::hash::{Hash, Hasher};
+    for name in ["sparc1990", "split-cache"] {
+        let want = built_caches(name);
+        let s = scaled_within(name, Focus::Middle, &cfg(), usize::MAX, |w, mut m| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            serde_json::to_string(w).unwrap().hash(&mut h);
+            let r = h.finish();
+            if r % 5 == 0 {
+                let slow = 0.55 + 0.25 * ((r >> 8) % 1000) as f64 / 1000.0;
+                m.throughput *= slow;
+                m.ci95_rel = m.ci95_rel.map(|c| c + (1.0 - slow) / 2.0);
+            }
+            m
+        });
+        eprintln!("{name} under noise: inferred {:?}", s.cache_sizes_bytes);
+        assert!(
+            within(&s.cache_sizes_bytes, &want, 0.10),
+            "{name} under noise: inferred {:?}, built with {want:?}",
+            s.cache_sizes_bytes
+        );
+    }
 }

@@ -10,7 +10,8 @@ use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 
 /// Version of the run document. Bump on any incompatible change.
-pub const RUN_SCHEMA_VERSION: u32 = 1;
+/// Version 2 added `stopping.stalled`.
+pub const RUN_SCHEMA_VERSION: u32 = 2;
 
 /// One measured workload.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -136,8 +137,14 @@ pub struct WarmupInfo {
 pub struct StoppingInfo {
     /// Target relative half-width.
     pub target_ci95_rel: f64,
-    /// Whether the target was reached (else the maximum duration was).
+    /// Whether the target was reached (else the maximum duration was). A
+    /// stalled measurement never meets it.
     pub target_met: bool,
+    /// True when most intervals moved no bytes: requests slower than an
+    /// interval held the measurement up, and its interval says nothing
+    /// (`latency_us.max` is the longest request). Absent before version 2.
+    #[serde(default)]
+    pub stalled: bool,
     /// Interval length, seconds.
     pub interval_secs: f64,
     /// Intervals measured.

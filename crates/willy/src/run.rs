@@ -20,7 +20,7 @@ use crate::engine::{self, Completion, Engine, EngineKind, Io};
 use crate::generator::{Generator, Op};
 pub use crate::report::Measurement;
 use crate::report::{CpuUsage, DirectionStats, Latency, StoppingInfo, WarmupInfo};
-use crate::stats::batch_means;
+use crate::stats::{batch_means, stalled};
 use crate::target::Target;
 use crate::workload::Workload;
 use crate::Error;
@@ -300,10 +300,12 @@ impl Meter {
         {
             return;
         }
-        let ci = batch_means(&self.series(k));
+        let series = self.series(k);
+        let ci = batch_means(&series);
         self.ci_rel_bits.store(ci.rel().to_bits(), Relaxed);
         let elapsed = k * self.interval;
-        if (elapsed >= self.min && ci.rel() <= self.target_rel) || elapsed >= self.max {
+        let met = ci.rel() <= self.target_rel && !stalled(&series);
+        if (elapsed >= self.min && met) || elapsed >= self.max {
             self.final_intervals.store(k, Relaxed);
             self.cpu.lock().unwrap().1 = Some(cpu_times());
             self.done.store(true, Release);
@@ -678,7 +680,8 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
         },
         stopping: StoppingInfo {
             target_ci95_rel: m.target_rel,
-            target_met: ci.rel() <= m.target_rel,
+            target_met: ci.rel() <= m.target_rel && !stalled(&series),
+            stalled: stalled(&series),
             interval_secs: m.interval as f64 / 1e9,
             intervals: n,
             batches: ci.batches as u64,

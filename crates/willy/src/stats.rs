@@ -59,6 +59,15 @@ pub fn t975(df: usize) -> f64 {
         .inverse_cdf(0.975)
 }
 
+/// True when most of a measurement's intervals moved no bytes: one slow
+/// request held everything up, and batch means over a series of zeros (a
+/// 95% interval of 0%) say nothing about throughput. A stalled
+/// measurement never meets the stopping rule.
+pub fn stalled(series: &[f64]) -> bool {
+    let empty = series.iter().filter(|&&x| x == 0.0).count();
+    2 * empty > series.len()
+}
+
 /// Batch-means 95% interval of the mean of `xs` (equal-length intervals).
 pub fn batch_means(xs: &[f64]) -> MeanCi {
     let n = xs.len();
@@ -95,6 +104,28 @@ mod tests {
     use proptest::prelude::*;
     use rand::SeedableRng;
     use rand_distr::{Distribution, Normal};
+
+    #[test]
+    fn a_series_of_mostly_empty_intervals_is_stalled() {
+        // sparc1990, 4 KiB writes: one 19 s write, 76 of 78 intervals empty.
+        let mut xs = vec![0.0; 78];
+        xs[3] = 4096.0 / 0.25;
+        xs[77] = 4096.0 / 0.25;
+        assert!(stalled(&xs));
+        // Half empty is not most.
+        let half: Vec<f64> = (0..20).map(|i| (i % 2) as f64).collect();
+        assert!(!stalled(&half));
+        assert!(!stalled(&[5.0; 12]));
+    }
+
+    proptest! {
+        #[test]
+        fn stalled_means_more_empty_than_busy(busy in 0usize..50, empty in 0usize..50) {
+            let mut xs = vec![1e6; busy];
+            xs.extend(std::iter::repeat_n(0.0, empty));
+            prop_assert_eq!(stalled(&xs), empty > busy);
+        }
+    }
 
     #[test]
     fn t_quantiles_match_tables() {
