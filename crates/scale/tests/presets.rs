@@ -373,7 +373,7 @@ fn noise_makes_no_false_cache() {
             let mut h = std::collections::hash_map::DefaultHasher::new();
             serde_json::to_string(w).unwrap().hash(&mut h);
             let r = h.finish();
-            if r % 5 == 0 {
+            if r.is_multiple_of(5) {
                 let slow = 0.55 + 0.25 * ((r >> 8) % 1000) as f64 / 1000.0;
                 m.throughput *= slow;
                 m.ci95_rel = m.ci95_rel.map(|c| c + (1.0 - slow) / 2.0);
