@@ -121,24 +121,29 @@ fn header(report: &RunReport) -> String {
             ", NOT met: maximum duration reached"
         }
     );
-    if r.stopping.stalled {
-        let empty = r
-            .stopping
-            .interval_throughput
-            .iter()
-            .filter(|&&x| x == 0.0)
-            .count();
-        let longest = [&r.reads, &r.writes]
-            .iter()
-            .filter_map(|d| d.latency_us.as_ref().map(|l| l.max))
-            .fold(0.0, f64::max);
-        let _ = writeln!(
-            s,
-            "stalled    {empty} of {} intervals moved nothing (the longest request that completed took {}): the throughput above is not a measurement",
-            r.stopping.intervals,
-            lat(longest)
-        );
-    }
+    s.push_str(&stall(r));
     let _ = writeln!(s);
     s
+}
+
+/// The line that says a measurement stalled, or nothing.
+fn stall(r: &willy::report::Measurement) -> String {
+    if !r.stopping.stalled {
+        return String::new();
+    }
+    let empty = r
+        .stopping
+        .interval_throughput
+        .iter()
+        .filter(|&&x| x == 0.0)
+        .count();
+    let longest = [&r.reads, &r.writes]
+        .iter()
+        .filter_map(|d| d.latency_us.as_ref().map(|l| l.max))
+        .fold(0.0, f64::max);
+    format!(
+        "stalled    {empty} of {} intervals moved nothing (the longest request that completed took {}): the throughput above is not a measurement\n",
+        r.stopping.intervals,
+        lat(longest)
+    )
 }
