@@ -54,12 +54,48 @@ fn main() -> ExitCode {
                 eprintln!("willy: interrupted; the files willy created were removed");
                 return ExitCode::from(130);
             }
-            eprintln!("willy: {e:#}");
+            eprintln!("willy: {}", one_line(&e));
             if lib.is_some_and(Error::is_usage) {
                 ExitCode::from(2)
             } else {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+/// The error and its causes on one line, each cause once: an error whose
+/// message already ends with its cause's (willy's I/O errors say what the
+/// OS said) does not repeat it.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.is_empty() {
+            out = text;
+        } else if !out.ends_with(&text) {
+            out = format!("{out}: {text}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn a_cause_already_in_the_message_is_not_repeated() {
+        let os = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let e = anyhow::Error::from(willy::Error::io("cannot create /proc/x", os));
+        let line = one_line(&e);
+        assert_eq!(line.matches("not found").count(), 1, "{line}");
+        let e = e.context("writing the profile");
+        let line = one_line(&e);
+        assert!(
+            line.starts_with("writing the profile: cannot create /proc/x: "),
+            "{line}"
+        );
+        assert_eq!(line.matches("not found").count(), 1, "{line}");
     }
 }

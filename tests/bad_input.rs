@@ -262,3 +262,35 @@ fn o_direct_unsupported_suggests_dropping_it() {
         d.entries("ram")
     );
 }
+
+/// Issue 14's bad inputs: each one line, exit 2, naming the flag and a
+/// value that works; nothing written.
+#[test]
+fn flags_out_of_range_name_the_flag_and_a_value_that_works() {
+    let d = Dir::new();
+    let run = |extra: &[&str]| {
+        willy()
+            .args(["run", "--target"])
+            .arg(d.path())
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // Used to be OOM-killed silently (exit 137), its files left behind.
+    let o = run(&["--cache-limit", "1KiB"]);
+    assert_usage_error(&o, "--cache-limit 1KiB is too small");
+    assert!(stderr(&o).contains("--cache-limit 16MiB or more"));
+    let o = run(&["--max-time", "1s"]);
+    assert_usage_error(&o, "--max-time 1s is below --min-time 5s");
+    assert!(stderr(&o).contains("pass --max-time 5s or more"));
+    let o = run(&["--max-time", "1s", "--min-time", "1s"]);
+    assert_usage_error(&o, "--max-time 1s holds fewer than 10 intervals of 250ms");
+    assert!(d.entries("").is_empty(), "{:?}", d.entries(""));
+    // `willy report -o` names its own flag, not --json.
+    let o = willy()
+        .args(["report", "docs/runs/2026-11-22/1g-d.json", "-o"])
+        .arg(d.join("missing/r.html"))
+        .output()
+        .unwrap();
+    assert_usage_error(&o, "cannot write --output");
+}

@@ -67,6 +67,11 @@ pub(crate) fn check_json_path(p: &Path) -> Result<(), Error> {
     if is_stdout(p) {
         return Ok(());
     }
+    check_output_path("--json", p)
+}
+
+/// Checks that the output of flag `flag` can be written to `p`.
+pub(crate) fn check_output_path(flag: &str, p: &Path) -> Result<(), Error> {
     let dir = p
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -74,14 +79,14 @@ pub(crate) fn check_json_path(p: &Path) -> Result<(), Error> {
     let ok = std::fs::metadata(dir).map(|m| m.is_dir()).unwrap_or(false);
     if !ok {
         return Err(Error::Usage(format!(
-            "cannot write --json {}: {} is not a directory",
+            "cannot write {flag} {}: {} is not a directory",
             p.display(),
             dir.display()
         )));
     }
     if p.is_dir() {
         return Err(Error::Usage(format!(
-            "cannot write --json {}: it is a directory",
+            "cannot write {flag} {}: it is a directory",
             p.display()
         )));
     }

@@ -1,7 +1,7 @@
 //! `willy plot` and `willy report`: a profile's figures as SVG files, or
 //! inline in one HTML page, with a validation's and a comparison's.
 
-use super::{check_json_path, load_profile, model, write_file};
+use super::{check_output_path, load_profile, model, write_file};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use willy::doc::prediction::Comparison;
@@ -95,7 +95,7 @@ pub fn cmd_plot(args: PlotArgs) -> anyhow::Result<()> {
 pub fn cmd_report(args: ReportArgs) -> anyhow::Result<()> {
     let profile = load_profile(&args.profile)?;
     model(willy_predict::MODELS[0], &args.profile, &profile)?;
-    check_json_path(&args.output)?;
+    check_output_path("--output", &args.output)?;
     let validation = args
         .validation
         .as_deref()

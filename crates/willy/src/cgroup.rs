@@ -68,10 +68,23 @@ fn write(path: &Path, value: &str) -> std::io::Result<()> {
     std::fs::write(path, value)
 }
 
+/// The smallest `--cache-limit` willy runs in: the process itself is in
+/// the cgroup, and below a few MiB the kernel's OOM killer ended it
+/// silently (exit 137, its data files left behind: 2 MiB and less on this
+/// machine; 4 MiB ran).
+pub const MIN_LIMIT: u64 = 16 << 20;
+
 impl MemoryCgroup {
     /// Creates `willy-<pid>` beneath willy's own memory cgroup, limited to
     /// `limit` bytes.
     pub fn create(limit: u64) -> Result<MemoryCgroup, Error> {
+        if limit < MIN_LIMIT {
+            return Err(Error::Usage(format!(
+                "--cache-limit {} is too small to run in: willy itself needs memory inside the cgroup; pass --cache-limit {} or more",
+                crate::units::Bytes(limit).to_string().replace(' ', ""),
+                crate::units::Bytes(MIN_LIMIT).to_string().replace(' ', "")
+            )));
+        }
         let parent = own_memory_cgroup()?;
         let dir = parent.join(format!("willy-{}", std::process::id()));
         std::fs::create_dir(&dir).map_err(|e| {

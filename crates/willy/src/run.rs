@@ -72,20 +72,38 @@ impl RunConfig {
     /// Checks the settings.
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |m: &str| Err(Error::Usage(m.to_string()));
+        let show = |d: Duration| humantime::format_duration(d).to_string();
         if self.interval.is_zero() {
-            return bad("the measurement interval must be positive");
+            return bad("--interval must be more than 0 (e.g. 250ms)");
         }
         if self.max_duration < self.min_duration {
-            return bad("the maximum duration must not be below the minimum duration");
+            return bad(&format!(
+                "--max-time {} is below --min-time {}: pass --max-time {} or more, or a shorter --min-time",
+                show(self.max_duration),
+                show(self.min_duration),
+                show(self.min_duration)
+            ));
         }
-        if self.max_duration < self.interval * crate::stats::MIN_BATCHES as u32 {
-            return bad("the maximum duration must hold at least 10 intervals");
+        let least = self.interval * crate::stats::MIN_BATCHES as u32;
+        if self.max_duration < least {
+            return bad(&format!(
+                "--max-time {} holds fewer than {} intervals of {}: pass --max-time {} or more, or a shorter --interval",
+                show(self.max_duration),
+                crate::stats::MIN_BATCHES,
+                show(self.interval),
+                show(least)
+            ));
         }
         if !(self.target_ci_rel > 0.0 && self.target_ci_rel < 1.0) {
             return bad("the target confidence half-width must be between 0 and 1 (e.g. 0.05)");
         }
         if self.warmup_max < self.warmup_min {
-            return bad("the maximum warm-up must not be below the minimum warm-up");
+            return bad(&format!(
+                "--warmup-max {} is below --warmup-min {}: pass --warmup-max {} or more",
+                show(self.warmup_max),
+                show(self.warmup_min),
+                show(self.warmup_min)
+            ));
         }
         Ok(())
     }
