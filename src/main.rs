@@ -3,15 +3,17 @@
 //! subcommand is one file in `cmd/`.
 //!
 //! Exit codes: 0 success, 1 a failure while running, 2 bad input (flags,
-//! workload, target), 130 interrupted.
+//! workload, target), 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM,
+//! 129 by SIGHUP.
 
 mod cmd;
 mod output;
 mod progress;
 
 use clap::Parser;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use willy::Error;
 
@@ -41,18 +43,30 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Ctrl-C, `kill` and a closed terminal all stop the run and clean up;
+    // the exit code says which (128 + the signal's number).
     let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    let signal = Arc::new(AtomicUsize::new(0));
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        let _ = signal_hook::flag::register_usize(sig, signal.clone(), sig as usize);
+        let _ = signal_hook::flag::register(sig, interrupt.clone());
     }
     match cli.command.run(interrupt) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let lib = e.downcast_ref::<Error>();
             if matches!(lib, Some(Error::Interrupted)) {
-                eprintln!("willy: interrupted; the files willy created were removed");
-                return ExitCode::from(130);
+                let sig = match signal.load(Ordering::SeqCst) {
+                    0 => SIGINT,
+                    s => s as i32,
+                };
+                let name = match sig {
+                    SIGTERM => "SIGTERM",
+                    SIGHUP => "SIGHUP",
+                    _ => "SIGINT",
+                };
+                eprintln!("willy: interrupted ({name}); the files willy created were removed");
+                return ExitCode::from(128 + sig as u8);
             }
             eprintln!("willy: {}", one_line(&e));
             if lib.is_some_and(Error::is_usage) {
