@@ -304,3 +304,31 @@ fn think_time_bounds_a_closed_loop() {
         assert_eq!(v["workload"]["cpuThink"], 0.01);
     }
 }
+
+/// A data file of a run that no longer exists (a SIGKILL, the OOM killer)
+/// is reported with the command that removes it, and left alone: willy
+/// writes and removes only files it created.
+#[test]
+fn files_left_by_a_killed_run_are_reported_not_touched() {
+    let d = Dir::new();
+    std::fs::create_dir(d.join("data")).unwrap();
+    // Above the kernel's largest PID (4194304), so never a live process.
+    let old = d.join("data/willy-9999999-0.dat");
+    std::fs::write(&old, vec![0u8; 4096]).unwrap();
+    // A live process's (PID 1's) file is no leftover.
+    let live = d.join("data/willy-1-0.dat");
+    std::fs::write(&live, b"").unwrap();
+    let o = willy()
+        .args(["run", "--unique-bytes", "1MiB", "--target"])
+        .arg(d.join("data"))
+        .args(QUICK)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("left in"), "{err}");
+    assert!(err.contains(&format!("rm {}", old.display())), "{err}");
+    assert!(!err.contains("willy-1-0.dat"), "{err}");
+    assert!(old.exists(), "willy removed a file it did not create");
+    assert_eq!(d.entries("data"), ["willy-1-0.dat", "willy-9999999-0.dat"]);
+}

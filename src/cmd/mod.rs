@@ -113,6 +113,32 @@ pub(crate) fn write_file(p: &Path, text: &str) -> anyhow::Result<()> {
     willy::target::write_atomic(p, text).with_context(|| format!("writing {}", p.display()))
 }
 
+/// Notes data files that a killed willy run left in the target directory
+/// (willy never removes files it did not create), with the command that
+/// removes them.
+pub(crate) fn note_leftovers(target: &willy::testbed::TargetArg) {
+    let Some(dir) = target.path().filter(|p| p.is_dir()) else {
+        return;
+    };
+    let left = willy::target::leftovers(&dir);
+    if left.is_empty() {
+        return;
+    }
+    let bytes: u64 = left
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    let names: Vec<String> = left.iter().map(|p| p.display().to_string()).collect();
+    eprintln!(
+        "willy: note: {} file(s) of {} left in {} by a willy run that no longer exists (killed?); willy leaves them alone. Remove them with: rm {}",
+        left.len(),
+        willy::units::Bytes(bytes),
+        dir.display(),
+        names.join(" ")
+    );
+}
+
 /// A duration that must be more than zero (`--budget`).
 pub(crate) fn positive_duration(s: &str) -> Result<std::time::Duration, String> {
     let d = humantime::parse_duration(s).map_err(|e| e.to_string())?;

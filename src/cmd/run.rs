@@ -223,6 +223,7 @@ pub fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> 
     }
     // The cgroup and the files go when the testbed does, however this
     // function returns.
+    super::note_leftovers(&target);
     let mut bed = Testbed::open(target, &args.testbed_options())?;
     if args.scale {
         return super::scale::run(&args, &w, cfg, &mut bed, &interrupt);

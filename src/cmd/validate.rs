@@ -196,6 +196,7 @@ fn open(
             args.cache_limit.map(|b| b.0).or(profile.cache_limit_bytes)
         },
     };
+    super::note_leftovers(&target);
     let bed = Testbed::open(target, &opts)?;
     if let Some(limit) = bed.cache_limit() {
         eprintln!(

@@ -26,6 +26,34 @@ use std::path::{Path, PathBuf};
 /// The default target directory.
 pub const DEFAULT_DIR: &str = "willy-data";
 
+/// Data files in `dir` left by a willy run that no longer exists
+/// (`willy-<pid>-...dat` of a PID without a `/proc` entry): a run killed
+/// with SIGKILL or by the OOM killer cannot clean up. willy never removes
+/// them itself (it writes only to files it created); it reports them.
+/// Sorted; empty where `dir` is not a readable directory.
+pub fn leftovers(dir: &Path) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = rd
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let pid: u32 = name
+                .strip_prefix("willy-")?
+                .strip_suffix(".dat")?
+                .split('-')
+                .next()?
+                .parse()
+                .ok()?;
+            let gone = !Path::new("/proc").join(pid.to_string()).exists();
+            gone.then(|| e.path())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// What to open.
 #[derive(Clone, Debug)]
 pub struct TargetSpec {
