@@ -100,25 +100,19 @@ pub fn points(data: &[(f64, f64)]) -> Vec<Point> {
         .collect()
 }
 
-fn slope(a: &Point, b: &Point) -> f64 {
-    (b.throughput / a.throughput).ln() / (b.unique_bytes / a.unique_bytes).ln()
+/// The factor throughput falls from `a` to `b` with each end moved towards
+/// the other by its confidence interval: the fall the points' noise cannot
+/// explain (below 1 where it can).
+fn sure_fall(a: &Point, b: &Point) -> f64 {
+    a.throughput * (1.0 - a.ci).max(f64::MIN_POSITIVE) / (b.throughput * (1.0 + b.ci))
 }
 
 /// True when the segment from `a` to `b` falls faster than [`STEEP_SLOPE`]
-/// even with each end moved towards the other by its confidence interval:
-/// a fall no larger than the points' noise is no fall (the refined points
-/// of a noisy write probe, 11% of uniqueBytes apart, used to make a 1.5x
-/// slope over 4x of uniqueBytes a 125 MiB cache).
+/// beyond its points' noise ([`sure_fall`]): the refined points of a noisy
+/// write probe, 11% of uniqueBytes apart, used to make a 1.5x slope over 4x
+/// of uniqueBytes a 125 MiB cache.
 fn steep(a: &Point, b: &Point) -> bool {
-    let lo = Point {
-        throughput: b.throughput * (1.0 + b.ci),
-        ..*b
-    };
-    let hi = Point {
-        throughput: a.throughput * (1.0 - a.ci).max(f64::MIN_POSITIVE),
-        ..*a
-    };
-    slope(&hi, &lo) < STEEP_SLOPE
+    -sure_fall(a, b).ln() / (b.unique_bytes / a.unique_bytes).ln() < STEEP_SLOPE
 }
 
 /// Median throughput of `pts` (the level of a plateau, robust to noise).
@@ -143,8 +137,7 @@ pub fn drops(pts: &[Point]) -> Vec<Drop> {
             i += 1;
         }
         let end = i;
-        let (a, b) = (&pts[start], &pts[end]);
-        if a.throughput * (1.0 - a.ci) < MIN_RUN_FALL * b.throughput * (1.0 + b.ci) {
+        if sure_fall(&pts[start], &pts[end]) < MIN_RUN_FALL {
             continue; // within the noise of its ends
         }
         // One segment, or a stretch narrower than MIN_PLATEAU, between two
@@ -198,9 +191,9 @@ pub fn drops(pts: &[Point]) -> Vec<Drop> {
             None => break,
         }
     }
-    let whole: Vec<f64> = out.iter().map(|d| d.high).collect();
-    for (d, whole_high) in out.iter_mut().zip(whole) {
-        d.high = near_level(pts, d.start, whole_high);
+    for d in &mut out {
+        // `high` is the whole plateau's median until here.
+        d.high = near_level(pts, d.start, d.high);
         d.centre = level_crossing(pts, d, 0.5).0;
         (d.onset, d.onset_segment) = level_crossing(pts, d, ONSET_H);
     }

@@ -674,6 +674,7 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
     let writes = dir(sum(|b| &b.write_bytes), sum(|b| &b.writes), &lat.write);
     let series = m.series(n);
     let ci = batch_means(&series);
+    let stall = stalled(&series);
     let (c0, c1) = *m.cpu.lock().unwrap();
     let (c0, c1) = (c0.unwrap_or_default(), c1.unwrap_or_else(cpu_times));
     let (user, sys) = (c1.0 - c0.0, c1.1 - c0.1);
@@ -698,8 +699,8 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
         },
         stopping: StoppingInfo {
             target_ci95_rel: m.target_rel,
-            target_met: ci.rel() <= m.target_rel && !stalled(&series),
-            stalled: stalled(&series),
+            target_met: ci.rel() <= m.target_rel && !stall,
+            stalled: stall,
             interval_secs: m.interval as f64 / 1e9,
             intervals: n,
             batches: ci.batches as u64,
