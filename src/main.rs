@@ -3,14 +3,15 @@
 //! subcommand is one file in `cmd/`.
 //!
 //! Exit codes: 0 success, 1 a failure while running, 2 bad input (flags,
-//! workload, target), 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM,
+//! workload, target), 3 `--verify` found data that is not what willy
+//! wrote, 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM,
 //! 129 by SIGHUP.
 
 mod cmd;
 mod output;
 mod progress;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -51,7 +52,7 @@ fn main() -> ExitCode {
         let _ = signal_hook::flag::register_usize(sig, signal.clone(), sig as usize);
         let _ = signal_hook::flag::register(sig, interrupt.clone());
     }
-    match cli.command.run(interrupt) {
+    match cli.command.run(interrupt, Cli::command()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let lib = e.downcast_ref::<Error>();
@@ -69,7 +70,9 @@ fn main() -> ExitCode {
                 return ExitCode::from(128 + sig as u8);
             }
             eprintln!("willy: {}", one_line(&e));
-            if lib.is_some_and(Error::is_usage) {
+            if matches!(lib, Some(Error::Corrupt(_))) {
+                ExitCode::from(3)
+            } else if lib.is_some_and(Error::is_usage) {
                 ExitCode::from(2)
             } else {
                 ExitCode::from(1)

@@ -122,6 +122,20 @@ fn header(report: &RunReport) -> String {
         }
     );
     s.push_str(&stall(r));
+    if let Some(f) = &report.compare_fio {
+        let _ = writeln!(
+            s,
+            "fio        {} on the same files right after: willy/fio = {:.3}",
+            rate(f.fio_throughput_bytes_per_sec),
+            f.ratio
+        );
+    }
+    if let Some(n) = r.verified_blocks {
+        let _ = writeln!(
+            s,
+            "verified   {n} blocks read back (warm start and measurement), every one as written"
+        );
+    }
     let _ = writeln!(s);
     s
 }

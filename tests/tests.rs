@@ -5,10 +5,13 @@ mod util;
 
 mod bad_input;
 mod device;
+mod fio;
 mod plot;
 mod predict;
 mod run_files;
 mod scale;
+mod shell;
 mod sim;
 mod source;
 mod validate;
+mod verify;

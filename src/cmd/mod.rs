@@ -2,11 +2,13 @@
 //! subcommand is a file here and a line in [`Command`] and its dispatch.
 
 mod compare;
+mod fio;
 mod plot;
 mod predict;
 mod run;
 mod scale;
 mod schema;
+mod shell;
 mod sim;
 mod validate;
 
@@ -34,10 +36,23 @@ pub enum Command {
     Plot(plot::PlotArgs),
     /// Write a one-page HTML report of a profile, figures inline.
     Report(plot::ReportArgs),
+    /// Print the nearest fio job file for workloads, saying what fio cannot express.
+    FioJob(fio::FioJobArgs),
     /// The simulated storage systems (`--target sim:NAME`).
     Sim {
         #[command(subcommand)]
         command: sim::SimCommand,
+    },
+    /// Print a shell's completion script (e.g. `willy completions bash > /etc/bash_completion.d/willy`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (`willy man | man -l -`), or a subcommand's (`willy man run`).
+    Man {
+        /// A subcommand, for its page willy-SUBCOMMAND(1).
+        subcommand: Option<String>,
     },
     /// Print the JSON Schema of willy's documents.
     Schema {
@@ -48,14 +63,19 @@ pub enum Command {
 }
 
 impl Command {
-    pub fn run(self, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
+    /// Runs the subcommand; `cli` is the whole command line's definition,
+    /// for the completion script and the man page.
+    pub fn run(self, interrupt: Arc<AtomicBool>, cli: clap::Command) -> anyhow::Result<()> {
         match self {
+            Command::Completions { shell } => shell::cmd_completions(shell, cli),
+            Command::Man { subcommand } => shell::cmd_man(cli, subcommand.as_deref()),
             Command::Run(args) => run::cmd_run(*args, interrupt),
             Command::Predict(args) => predict::cmd_predict(args),
             Command::Validate(args) => validate::cmd_validate(*args, interrupt),
             Command::Compare(args) => compare::cmd_compare(args),
             Command::Plot(args) => plot::cmd_plot(args),
             Command::Report(args) => plot::cmd_report(args),
+            Command::FioJob(args) => fio::cmd_fio_job(args),
             Command::Sim { command } => sim::cmd_sim(command),
             Command::Schema { document } => schema::cmd_schema(document),
         }

@@ -49,6 +49,17 @@ pub struct RunArgs {
     /// Permit writes to a raw device (refused anyway if it is in use or holds data).
     #[arg(long)]
     pub allow_device_writes: bool,
+    /// Check the data: every block written carries a header (offset,
+    /// generation, checksum) and a tag in every 512-byte sector, checked
+    /// when it is read back; `--verify full` also checksums every byte. A
+    /// mismatch names the file and offset and exits 3.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "sectors", conflicts_with = "scale")]
+    pub verify: Option<VerifyArg>,
+    /// Right after willy's measurement, run fio on the same files (the job
+    /// `willy fio-job` prints, as long as willy's warm start and
+    /// measurement) and print willy/fio. Needs fio.
+    #[arg(long, conflicts_with = "scale")]
+    pub compare_fio: bool,
 
     /// Working-set size over all generators, e.g. 1GiB.
     #[arg(long, help_heading = "Workload")]
@@ -131,6 +142,26 @@ pub struct RunArgs {
     pub cache_limit: Option<Bytes>,
 }
 
+/// `--verify`'s level: see [`willy::verify::Level`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VerifyArg {
+    /// The header and a tag per 512-byte sector: lost, stale, torn,
+    /// misplaced and overwritten sectors (cheap).
+    Sectors,
+    /// Also a checksum of every byte: a changed byte anywhere (costs up to
+    /// 40% of page-cached throughput with large requests).
+    Full,
+}
+
+impl From<VerifyArg> for willy::verify::Level {
+    fn from(v: VerifyArg) -> Self {
+        match v {
+            VerifyArg::Sectors => willy::verify::Level::Sectors,
+            VerifyArg::Full => willy::verify::Level::Full,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FocusArg {
     /// One focal vector in the middle of each performance region.
@@ -147,6 +178,7 @@ impl RunArgs {
             direct: self.direct,
             allow_device_writes: self.allow_device_writes,
             cache_limit: self.cache_limit.map(|b| b.0),
+            verify: self.verify.map(Into::into),
         }
     }
 
@@ -163,6 +195,7 @@ impl RunArgs {
             warmup_min: self.warmup_min,
             warmup_max: self.warmup_max.unwrap_or(long),
             interrupt,
+            verify: self.verify.map(Into::into),
         }
     }
 }
@@ -217,6 +250,18 @@ pub fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> 
     let long = Duration::from_secs(if target.is_simulated() { 600 } else { 60 });
     let cfg = args.run_config(long, interrupt.clone());
     cfg.validate()?;
+    if args.verify.is_some() && target.is_simulated() {
+        return Err(Error::Usage(
+            "--verify checks real data: a simulated system (sim:) moves none; use a directory or a device".into(),
+        )
+        .into());
+    }
+    if args.compare_fio && target.is_simulated() {
+        return Err(Error::Usage(
+            "--compare-fio runs fio on willy's files: not on a simulated system (sim:)".into(),
+        )
+        .into());
+    }
     check_stack_memory(&w)?;
     if let Some(p) = &args.json {
         check_json_path(p)?;
@@ -241,8 +286,38 @@ pub fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> 
         .and_then(|_| bed.measure_observed(ws, &cfg, &mut |_, _| true, &mut |s| prog.running(s)));
     prog.finish();
     let info = bed.info();
+    let mut r = report(w, &cfg, info, system, m?.remove(0));
+    if args.compare_fio {
+        r.compare_fio = Some(compare_fio(&bed, &r)?);
+    }
     drop(bed);
-    finish(&args, report(w, &cfg, info, system, m?.remove(0)))
+    finish(&args, r)
+}
+
+/// fio on willy's own files, as long as willy's warm start and measurement.
+fn compare_fio(bed: &Testbed, r: &RunReport) -> anyhow::Result<willy::report::FioComparison> {
+    let layout = bed
+        .fio_layout()
+        .ok_or_else(|| Error::Usage("no files for fio".into()))?;
+    let m = &r.measurement;
+    let opts = willy::fio::JobOptions {
+        layout,
+        engine: r.engine,
+        direct: r.target.direct,
+        ramp_secs: m.warmup.secs.ceil().max(1.0) as u64,
+        runtime_secs: m.duration_secs.ceil().max(2.0) as u64,
+    };
+    let job = willy::fio::job_file("willy", &r.workload, &opts);
+    eprintln!(
+        "willy: fio: running the same workload on the same files for {} s",
+        opts.ramp_secs + opts.runtime_secs
+    );
+    let fio = super::fio::run_fio(&job)?;
+    Ok(willy::report::FioComparison {
+        fio_throughput_bytes_per_sec: fio,
+        ratio: m.throughput_bytes_per_sec / fio,
+        job,
+    })
 }
 
 /// Prints the table and writes the JSON (atomically).
@@ -271,5 +346,6 @@ fn report(
         seed: cfg.seed,
         measurement: m,
         system,
+        compare_fio: None,
     }
 }

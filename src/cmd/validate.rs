@@ -195,6 +195,7 @@ fn open(
         } else {
             args.cache_limit.map(|b| b.0).or(profile.cache_limit_bytes)
         },
+        verify: None,
     };
     super::note_leftovers(&target);
     let bed = Testbed::open(target, &opts)?;

@@ -30,6 +30,7 @@ pub mod cgroup;
 pub mod checkpoint;
 pub mod doc;
 pub mod engine;
+pub mod fio;
 pub mod generator;
 pub mod lru;
 pub mod report;
@@ -40,6 +41,7 @@ pub mod sysinfo;
 pub mod target;
 pub mod testbed;
 pub mod units;
+pub mod verify;
 pub mod workload;
 
 /// Errors from the willy library. `Usage` errors are the user's input (the
@@ -63,6 +65,9 @@ pub enum Error {
     /// The run was interrupted (Ctrl-C).
     #[error("interrupted")]
     Interrupted,
+    /// `--verify` read back a block that is not what willy wrote.
+    #[error("data verification failed: {0}")]
+    Corrupt(String),
 }
 
 impl Error {

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the run document. Bump on any incompatible change.
 /// Version 2 added `stopping.stalled`.
-pub const RUN_SCHEMA_VERSION: u32 = 2;
+pub const RUN_SCHEMA_VERSION: u32 = 3;
 
 /// One measured workload.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -35,6 +35,21 @@ pub struct RunReport {
     pub measurement: Measurement,
     /// The machine.
     pub system: SystemInfo,
+    /// With `--compare-fio`: fio's throughput on the same files right
+    /// after willy's measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare_fio: Option<FioComparison>,
+}
+
+/// fio on the same layout as willy's measurement (`--compare-fio`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FioComparison {
+    /// fio's throughput, both directions, bytes per second.
+    pub fio_throughput_bytes_per_sec: f64,
+    /// willy's throughput over fio's.
+    pub ratio: f64,
+    /// The job file fio ran.
+    pub job: String,
 }
 
 /// What the core loop measured: everything of a [`RunReport`] that a run
@@ -64,6 +79,10 @@ pub struct Measurement {
     pub warmup: WarmupInfo,
     /// How the measurement was stopped.
     pub stopping: StoppingInfo,
+    /// With `--verify`: blocks read back and checked (warm start and
+    /// measurement), every one intact. Absent without `--verify`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified_blocks: Option<u64>,
 }
 
 /// The target of a run.

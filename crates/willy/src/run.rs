@@ -50,6 +50,9 @@ pub struct RunConfig {
     pub warmup_max: Duration,
     /// Set from outside (Ctrl-C) to stop the run.
     pub interrupt: Arc<AtomicBool>,
+    /// Stamp every block written and check every block read
+    /// ([`crate::verify`]); real targets only.
+    pub verify: Option<crate::verify::Level>,
 }
 
 impl Default for RunConfig {
@@ -64,6 +67,7 @@ impl Default for RunConfig {
             warmup_min: Duration::from_secs(1),
             warmup_max: Duration::from_secs(60),
             interrupt: Arc::new(AtomicBool::new(false)),
+            verify: None,
         }
     }
 }
@@ -389,6 +393,10 @@ pub struct Slot {
     op: Op,
     t_submit: u64,
     ready_at: u64,
+    /// The request in flight: offset from `base` and length.
+    req: (u64, usize),
+    /// With `--verify`: the generation of each block, and the file's name.
+    verify: Option<(crate::verify::Blocks, String)>,
 }
 
 impl Slot {
@@ -412,6 +420,8 @@ impl Slot {
             op: Op::Read,
             t_submit: 0,
             ready_at: 0,
+            req: (0, 0),
+            verify: None,
         }
     }
 }
@@ -429,6 +439,29 @@ impl Latencies {
             write: h(),
         }
     }
+}
+
+/// With `--verify`, stamps the blocks of the write slot `i` is about to
+/// submit.
+fn stamp_write(engine: &mut dyn Engine, i: usize, s: &mut Slot) {
+    if let (Some((blocks, _)), Op::Write) = (&mut s.verify, s.op) {
+        if let Some(buf) = engine.buffer(i) {
+            blocks.before_write(&mut buf[..s.req.1], s.req.0);
+        }
+    }
+}
+
+/// With `--verify`, checks the blocks a read of slot `i` brought back.
+fn check_read(engine: &mut dyn Engine, i: usize, s: &mut Slot, got: usize) -> Result<(), Error> {
+    if let (Some((blocks, name)), Op::Read) = (&mut s.verify, s.op) {
+        if let Some(buf) = engine.buffer(i) {
+            let whole = got - got % blocks.block_size();
+            return blocks
+                .after_read(&buf[..whole], s.req.0)
+                .map_err(|m| Error::Corrupt(format!("{name}: {m}")));
+        }
+    }
+    Ok(())
 }
 
 /// Fails workload `k` with `e` and stops every workload.
@@ -477,6 +510,8 @@ fn worker(
                     len: r.len as usize,
                 };
                 s.op = r.op;
+                s.req = (r.offset, io.len);
+                stamp_write(engine, i, s);
                 s.t_submit = engine.now();
                 if let Err(e) = engine.submit(i, &io) {
                     fail_all(meters, s.meter, Error::io("submitting a request", e));
@@ -511,6 +546,10 @@ fn worker(
                     format!("{:?} failed", s.op).to_lowercase(),
                     std::io::Error::from_raw_os_error(-c.result as i32),
                 );
+                fail_all(meters, s.meter, e);
+                continue;
+            }
+            if let Err(e) = check_read(engine, c.slot, s, c.result as usize) {
                 fail_all(meters, s.meter, e);
                 continue;
             }
@@ -562,13 +601,7 @@ pub fn run_many(
         .map(|(w, _)| (w.size_trials() + 1).min(w.blocks_per_generator()) * w.block_size.0)
         .max()
         .unwrap_or(4096);
-    let mut slots: Vec<Slot> = Vec::new();
-    for (k, (w, target)) in parts.iter().enumerate() {
-        for n in 0..w.process_num {
-            let (fd, base) = target.file_of(n as usize);
-            slots.push(Slot::of(w, k, n, cfg, fd, base));
-        }
-    }
+    let mut slots = slots_of(parts, cfg);
     let lanes = if cfg.engine.thread_per_generator() {
         slots.len()
     } else {
@@ -628,7 +661,44 @@ pub fn run_many(
             cfg.engine.name()
         )));
     }
-    finish(&meters, &latencies.into_inner().unwrap(), cfg)
+    let mut ms = finish(&meters, &latencies.into_inner().unwrap(), cfg)?;
+    if cfg.verify.is_some() {
+        count_verified(&mut ms, &slots);
+    }
+    Ok(ms)
+}
+
+/// Each workload's blocks checked by `--verify`, over its generators.
+fn count_verified(ms: &mut [Measurement], slots: &[Slot]) {
+    for (k, m) in ms.iter_mut().enumerate() {
+        let mine = slots.iter().filter(|s| s.meter == k);
+        let checked = mine.filter_map(|s| s.verify.as_ref()).map(|v| v.0.checked);
+        m.verified_blocks = Some(checked.sum());
+    }
+}
+
+/// One slot per generator of every workload, each on its own file or
+/// region; with `--verify`, each knows its blocks' generations.
+fn slots_of(parts: &[(&Workload, &Target)], cfg: &RunConfig) -> Vec<Slot> {
+    let mut slots = Vec::new();
+    for (k, (w, target)) in parts.iter().enumerate() {
+        for n in 0..w.process_num {
+            let (fd, base) = target.file_of(n as usize);
+            let mut slot = Slot::of(w, k, n, cfg, fd, base);
+            if let Some(level) = cfg.verify {
+                let blocks = crate::verify::Blocks::new(
+                    w.blocks_per_generator(),
+                    w.block_size.0,
+                    base,
+                    target.kind == crate::target::TargetKind::Files,
+                    level,
+                );
+                slot.verify = Some((blocks, target.name_of(n as usize)));
+            }
+            slots.push(slot);
+        }
+    }
+    slots
 }
 
 /// The measurements, or the first failure (or the interruption).
@@ -710,6 +780,7 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
         },
         reads,
         writes,
+        verified_blocks: None,
     }
 }
 

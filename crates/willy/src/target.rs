@@ -63,6 +63,8 @@ pub struct TargetSpec {
     pub direct: bool,
     /// Permit writes to a raw device (still refused if it is in use).
     pub allow_device_writes: bool,
+    /// Fill files with `--verify` headers ([`crate::verify`]).
+    pub verify: Option<crate::verify::Level>,
 }
 
 /// An opened target, ready for I/O. Dropping it closes the files and removes
@@ -79,6 +81,8 @@ pub struct Target {
     pub path: PathBuf,
     /// Whether I/O uses O_DIRECT.
     pub direct: bool,
+    /// Whether the fill stamps `--verify` headers.
+    verify: Option<crate::verify::Level>,
 }
 
 /// A directory of files or a raw device.
@@ -136,6 +140,7 @@ impl Target {
                 };
                 let mut t = Target::empty(TargetKind::Files, dir.clone(), spec.direct);
                 t.created_dir = created_dir;
+                t.verify = spec.verify;
                 t.fill_dir(&dir, w, part, progress)?;
                 Ok(t)
             }
@@ -145,6 +150,7 @@ impl Target {
                 })?;
                 if meta.is_dir() {
                     let mut t = Target::empty(TargetKind::Files, p.clone(), spec.direct);
+                    t.verify = spec.verify;
                     t.fill_dir(p, w, part, progress)?;
                     Ok(t)
                 } else if meta.file_type().is_block_device() {
@@ -168,12 +174,29 @@ impl Target {
             kind,
             path,
             direct,
+            verify: None,
         }
     }
 
     /// Descriptor and base offset of generator `n`'s file or region.
     pub fn file_of(&self, n: usize) -> (RawFd, u64) {
         (self.files[n].as_raw_fd(), self.bases[n])
+    }
+
+    /// The files (or the device's regions), one per generator, for fio.
+    pub fn fio_layout(&self) -> crate::fio::Layout {
+        match self.kind {
+            TargetKind::Device => crate::fio::Layout::Device(self.path.clone(), self.bases.clone()),
+            _ => crate::fio::Layout::Files(self.created.clone()),
+        }
+    }
+
+    /// The path of generator `n`'s file, or the device's, for messages.
+    pub fn name_of(&self, n: usize) -> String {
+        match self.created.get(n) {
+            Some(p) if self.kind == TargetKind::Files => p.display().to_string(),
+            _ => self.path.display().to_string(),
+        }
     }
 
     fn fill_dir(
@@ -249,13 +272,18 @@ impl Target {
     fn fill(&mut self, w: &Workload, progress: FillProgress) -> Result<(), Error> {
         let per = w.bytes_per_generator();
         let total = per * self.files.len() as u64;
-        let chunk = (1u64 << 20).min(per) as usize;
-        let buf = crate::engine::AlignedBuf::new(chunk, 0x5eed);
+        // Whole blocks per chunk, so that `--verify` stamps every block.
+        let chunk = (1u64 << 20).max(w.block_size.0).min(per) as usize;
+        let mut buf = crate::engine::AlignedBuf::new(chunk, 0x5eed);
         let mut done = 0u64;
         for (n, f) in self.files.iter().enumerate() {
             let mut off = 0u64;
             while off < per {
                 let len = chunk.min((per - off) as usize);
+                if let Some(level) = self.verify {
+                    let b = &mut buf.as_mut_slice()[..len];
+                    crate::verify::stamp_fill(b, off, w.block_size.0, level);
+                }
                 let r = f.write_all_at(&buf.as_slice()[..len], off);
                 if let Err(e) = r {
                     if e.raw_os_error() == Some(libc::EINVAL) && self.direct {

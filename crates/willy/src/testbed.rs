@@ -86,6 +86,8 @@ pub struct TestbedOptions {
     pub allow_device_writes: bool,
     /// Run real measurements in a memory cgroup of this many bytes.
     pub cache_limit: Option<u64>,
+    /// Fill files with `--verify` headers.
+    pub verify: Option<crate::verify::Level>,
 }
 
 /// The (uniqueBytes, processNum) of each workload some files were made for.
@@ -154,6 +156,7 @@ impl Testbed {
             path,
             direct: opts.direct,
             allow_device_writes: opts.allow_device_writes,
+            verify: opts.verify,
         }
     }
 
@@ -246,6 +249,19 @@ impl Testbed {
         }
         *held = Some((key, targets));
         Ok(false)
+    }
+
+    /// Where the first workload's files (or device regions) are, for fio
+    /// to run on the same layout; `None` on a simulated system or before
+    /// any files are made.
+    pub fn fio_layout(&self) -> Option<crate::fio::Layout> {
+        match &self.bed {
+            Bed::Real {
+                held: Some((_, targets)),
+                ..
+            } => targets.first().map(Target::fio_layout),
+            _ => None,
+        }
     }
 
     /// Removes the files held.

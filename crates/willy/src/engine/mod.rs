@@ -61,6 +61,13 @@ pub trait Engine {
         monotonic_ns()
     }
 
+    /// The buffer of `slot`, which has nothing in flight: what a write
+    /// will send, or what the last read brought. `None` for an engine that
+    /// moves no data (the simulator).
+    fn buffer(&mut self, _slot: usize) -> Option<&mut [u8]> {
+        None
+    }
+
     /// Waits, with nothing in flight, until `t` on the engine's clock.
     fn sleep_until(&mut self, t: u64) {
         let now = self.now();

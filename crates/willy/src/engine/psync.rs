@@ -56,6 +56,10 @@ impl Engine for Psync {
         Ok(())
     }
 
+    fn buffer(&mut self, slot: usize) -> Option<&mut [u8]> {
+        Some(self.bufs[slot].as_mut_slice())
+    }
+
     fn reap(&mut self, _deadline: Option<u64>, out: &mut Vec<Completion>) -> std::io::Result<()> {
         out.append(&mut self.done);
         Ok(())

@@ -81,6 +81,10 @@ impl TokioUring {
 }
 
 impl Engine for TokioUring {
+    fn buffer(&mut self, slot: usize) -> Option<&mut [u8]> {
+        self.bufs[slot].as_mut().map(|b| b.as_mut_slice())
+    }
+
     fn submit(&mut self, slot: usize, io: &Io) -> std::io::Result<()> {
         self.pending.push((slot, *io));
         Ok(())

@@ -36,6 +36,10 @@ impl Uring {
 }
 
 impl Engine for Uring {
+    fn buffer(&mut self, slot: usize) -> Option<&mut [u8]> {
+        Some(self.bufs[slot].as_mut_slice())
+    }
+
     fn submit(&mut self, slot: usize, io: &Io) -> std::io::Result<()> {
         let buf = self.bufs[slot].as_mut_ptr();
         let fd = types::Fd(io.fd);
