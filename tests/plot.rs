@@ -140,3 +140,49 @@ fn the_report_is_one_self_contained_file() {
         "not a willy profile",
     );
 }
+
+#[test]
+fn csv_has_one_row_per_point_with_its_numbers() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (doc, col) in [
+        ("docs/runs/2026-11-22/512m.json", "throughput_bytes_per_sec"),
+        (
+            "docs/figures/real-1g/validation.json",
+            "measured_bytes_per_sec",
+        ),
+    ] {
+        let path = root.join(doc);
+        let v = json(&path);
+        let o = run_ok(willy().arg("csv").arg(&path));
+        let text = stdout(&o);
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        let points = v["points"].as_array().unwrap();
+        assert_eq!(rows.len(), points.len(), "{doc}");
+        let at = header.iter().position(|h| *h == col).unwrap();
+        let ub = header.iter().position(|h| *h == "uniqueBytes").unwrap();
+        for (r, p) in rows.iter().zip(points) {
+            let want = p[col].as_f64().unwrap();
+            assert_eq!(r[at].parse::<f64>().unwrap(), want, "{doc}");
+            let u = p["workload"]["uniqueBytes"].as_u64().unwrap();
+            assert_eq!(r[ub].parse::<u64>().unwrap(), u, "{doc}");
+        }
+    }
+    let d = Dir::new();
+    let out = d.join("p.csv");
+    run_ok(
+        willy()
+            .arg("csv")
+            .arg(root.join("docs/runs/2026-11-22/512m.json"))
+            .arg("-o")
+            .arg(&out),
+    );
+    assert!(std::fs::read_to_string(&out).unwrap().starts_with("point,"));
+    let o = willy()
+        .arg("csv")
+        .arg(root.join("docs/schema/run.schema.json"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

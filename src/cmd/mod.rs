@@ -2,6 +2,7 @@
 //! subcommand is a file here and a line in [`Command`] and its dispatch.
 
 mod compare;
+mod csv;
 mod fio;
 mod plot;
 mod predict;
@@ -36,6 +37,8 @@ pub enum Command {
     Plot(plot::PlotArgs),
     /// Write a one-page HTML report of a profile, figures inline.
     Report(plot::ReportArgs),
+    /// Export a profile's or a validation's points as CSV, for spreadsheets.
+    Csv(csv::CsvArgs),
     /// Print the nearest fio job file for workloads, saying what fio cannot express.
     FioJob(fio::FioJobArgs),
     /// The simulated storage systems (`--target sim:NAME`).
@@ -75,6 +78,7 @@ impl Command {
             Command::Compare(args) => compare::cmd_compare(args),
             Command::Plot(args) => plot::cmd_plot(args),
             Command::Report(args) => plot::cmd_report(args),
+            Command::Csv(args) => csv::cmd_csv(args),
             Command::FioJob(args) => fio::cmd_fio_job(args),
             Command::Sim { command } => sim::cmd_sim(command),
             Command::Schema { document } => schema::cmd_schema(document),

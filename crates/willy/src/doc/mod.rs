@@ -13,6 +13,7 @@
 //! - [`validation`]: what `willy validate` measured against its predictions;
 //! - [`prediction`]: `willy predict` and `willy compare`.
 
+pub mod csv;
 pub mod prediction;
 pub mod profile;
 pub mod validation;
