@@ -86,6 +86,7 @@ impl Checkpoint {
             .map_err(|e| io("opening", e))?;
         let mut done = HashMap::new();
         let mut good_len = 0u64;
+        let mut lines = 0usize;
         let mut reader = BufReader::new(&mut file);
         let mut line = String::new();
         loop {
@@ -94,13 +95,24 @@ impl Checkpoint {
             if n == 0 {
                 break;
             }
+            lines += 1;
+            // A torn last append (no newline yet): drop it.
+            if !line.ends_with('\n') {
+                break;
+            }
             match serde_json::from_str::<Record>(line.trim_end()) {
-                Ok(r) if line.ends_with('\n') => {
+                Ok(r) => {
                     good_len += n as u64;
                     done.insert(Record::key(&r.workload, &r.setting), r);
                 }
-                // A torn last append: drop it (only the last line can be).
-                _ => break,
+                // A whole line that is no record: not willy's checkpoint,
+                // or damaged. Nothing is cut, nothing measured over it.
+                Err(e) => {
+                    return Err(Error::Usage(format!(
+                        "{} is not a willy checkpoint (line {lines}: {e}); willy leaves it alone: move it away, or write the result elsewhere",
+                        path.display()
+                    )))
+                }
             }
         }
         drop(reader);
@@ -259,5 +271,30 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let e = Checkpoint::open(&dir.path().join("no/such/dir/run.ckpt")).unwrap_err();
         assert!(e.to_string().contains("opening checkpoint"), "{e}");
+    }
+
+    #[test]
+    fn a_file_that_is_no_checkpoint_is_refused_and_left_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.ckpt");
+        for text in ["garbage\n", "{\"a\": 1}\nmore\n"] {
+            std::fs::write(&path, text).unwrap();
+            let e = Checkpoint::open(&path).err().unwrap();
+            assert!(
+                e.to_string().contains("is not a willy checkpoint (line 1"),
+                "{e}"
+            );
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "cut");
+        }
+        // Good records, then a damaged whole line: refused too.
+        std::fs::remove_file(&path).unwrap();
+        let mut ck = Checkpoint::open(&path).unwrap();
+        ck.measure_or_resume(&workload(8), &setting(1), measure)
+            .unwrap();
+        drop(ck);
+        let whole = std::fs::read_to_string(&path).unwrap() + "{oops\n";
+        std::fs::write(&path, &whole).unwrap();
+        let e = Checkpoint::open(&path).err().unwrap();
+        assert!(e.to_string().contains("line 2"), "{e}");
     }
 }
