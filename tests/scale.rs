@@ -181,3 +181,28 @@ fn scale_on_files_states_its_plan_and_cleans_up_after_ctrl_c() {
     let ckpt = std::fs::read_to_string(d.join("prof.json.ckpt")).unwrap();
     assert!(ckpt.lines().count() >= 2, "{ckpt}");
 }
+
+/// A budget too short for the sweeps that find the regions is refused
+/// before anything is written, with the smallest budget that would do.
+#[test]
+fn a_budget_too_short_for_the_sweeps_is_refused_up_front() {
+    let d = Dir::new();
+    std::fs::create_dir(d.join("data")).unwrap();
+    let o = willy()
+        .args(["run", "--scale", "--budget", "2m", "--target"])
+        .arg(d.join("data"))
+        .arg("--profile")
+        .arg(d.join("p.json"))
+        .output()
+        .unwrap();
+    assert_usage_error(&o, "--budget 2m cannot hold this plan");
+    let err = stderr(&o);
+    let least = err
+        .split("pass --budget ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next());
+    let least = humantime::parse_duration(least.unwrap()).unwrap();
+    assert!(least > std::time::Duration::from_secs(120), "{err}");
+    assert!(d.entries("data").is_empty());
+    assert!(!d.join("p.json.ckpt").exists(), "a checkpoint was made");
+}

@@ -76,13 +76,19 @@ fn fmt_duration(d: Duration) -> String {
 
 /// The plan for the testbed's target, and the label its points are saved
 /// under.
-fn plan_for(args: &RunArgs, bed: &Testbed) -> Result<(ScalePlan, String), Error> {
+/// The plan, the target's label, and a warning when free space cuts the
+/// sweep short.
+fn plan_for(args: &RunArgs, bed: &Testbed) -> Result<(ScalePlan, String, Option<String>), Error> {
     let focus = match args.focus {
         FocusArg::Middle => Focus::Middle,
         FocusArg::Knee => Focus::Knee,
     };
     if let Some(sim) = bed.sim() {
-        return Ok((ScalePlan::for_sim(sim, focus), bed.target().to_string()));
+        return Ok((
+            ScalePlan::for_sim(sim, focus),
+            bed.target().to_string(),
+            None,
+        ));
     }
     let dir = bed.target().path().expect("a real target has a path");
     if dir.exists() && !dir.is_dir() {
@@ -100,14 +106,11 @@ fn plan_for(args: &RunArgs, bed: &Testbed) -> Result<(ScalePlan, String), Error>
     let free = willy::target::free_bytes(&probe)?;
     let shown = probe.display().to_string();
     let (plan, warning) = ScalePlan::for_files(memory, bed.cache_limit(), free, &shown, focus)?;
-    if let Some(w) = warning {
-        eprintln!("willy: warning: {w}");
-    }
     let label = match args.cache_limit {
         Some(l) => format!("{} (cache-limit {l})", dir.display()),
         None => dir.display().to_string(),
     };
-    Ok((plan, label))
+    Ok((plan, label, warning))
 }
 
 /// Says what the run will do, and with which thresholds.
@@ -143,19 +146,61 @@ fn announce(bed: &Testbed, plan: &ScalePlan, cfg: &RunConfig, ckpt: &Path) {
     );
 }
 
+/// On real files, before anything is written: refuses a budget too short
+/// for the sweeps that find the regions (their files and their points),
+/// with the smallest budget that would do and, without `--cache-limit`,
+/// the largest cache limit whose sweeps fit this budget.
+fn check_budget(
+    args: &RunArgs,
+    plan: &ScalePlan,
+    budget: &TimeBudget<WallClock>,
+) -> Result<(), Error> {
+    let sweep_points = 3 * plan.unique.points;
+    let need = |to: u64| {
+        let sweep = willy_scale::sweep::SweepPlan::new(plan.unique.from, to);
+        willy_scale::budget::least_time(3 * sweep.fill_bytes(), sweep_points, budget.point_cost())
+    };
+    let least = need(plan.unique.to);
+    if least <= args.budget {
+        return Ok(());
+    }
+    // The least budget, rounded up to whole minutes.
+    let minutes = Duration::from_secs(least.as_secs().div_ceil(60) * 60);
+    let mut msg = format!(
+        "--budget {} cannot hold this plan: its three sweeps to {} write {} of files (about {} at {:.1} GB/s) and need {sweep_points} points of at least {} s; pass --budget {} or more",
+        fmt_duration(args.budget),
+        Bytes(plan.unique.to),
+        Bytes(3 * plan.unique.fill_bytes()),
+        fmt_duration(Duration::from_secs_f64(3.0 * plan.unique.fill_bytes() as f64 / willy_scale::budget::ASSUMED_FILL_RATE)),
+        willy_scale::budget::ASSUMED_FILL_RATE / 1e9,
+        budget.point_cost().as_secs(),
+        fmt_duration(minutes)
+    );
+    if args.cache_limit.is_none() {
+        // The largest power-of-two cache whose sweeps fit.
+        let fits = (26..40)
+            .rev()
+            .map(|s| 1u64 << s)
+            .filter(|&c| willy_scale::plan::BEYOND_CACHE * c < plan.unique.to)
+            .find(|&c| need(willy_scale::plan::BEYOND_CACHE * c) <= args.budget);
+        if let Some(c) = fits {
+            msg += &format!(
+                ", or measure under a smaller cache with --cache-limit {}",
+                Bytes(c)
+            );
+        }
+    }
+    Err(Error::Usage(msg))
+}
+
 /// On real files: how the budget is shared, and warnings when it is short.
 fn announce_budget(args: &RunArgs, plan: &ScalePlan, budget: &TimeBudget<WallClock>, block: u64) {
     let expected = plan.expected_points(block, None);
     let share = args.budget.as_secs_f64() / expected as f64;
     let floor = budget.floor().as_secs_f64();
-    let fills: u64 = (0..plan.unique.points)
-        .map(|i| {
-            let (a, b) = (plan.unique.from as f64, plan.unique.to as f64);
-            (a * (b / a).powf(i as f64 / (plan.unique.points - 1) as f64)) as u64
-        })
-        .sum();
+    let fills = 3 * plan.unique.fill_bytes();
     eprintln!(
-        "willy: plan: about {expected} points in a budget of {}: about {:.0} s each (a warm-up of {:.0}-{:.0} s, then up to {:.0}-{:.0} s of measurement); the sweep writes {} of files in all",
+        "willy: plan: about {expected} points in a budget of {}: about {:.0} s each (a warm-up of {:.0}-{:.0} s, then up to {:.0}-{:.0} s of measurement); the three sweeps write {} of files in all",
         fmt_duration(args.budget),
         share,
         share / 4.0,
@@ -273,12 +318,11 @@ pub fn run(
     super::check_json_path(&args.profile)?;
     let ckpt_path = path_beside(&args.profile);
     super::check_resume(&ckpt_path, args.resume)?;
-    let (plan, label) = plan_for(args, bed)?;
+    let (plan, label, warning) = plan_for(args, bed)?;
     // Virtual time is cheap: prime until uniqueBytes have moved.
     if bed.is_simulated() && args.warmup_max.is_none() {
         cfg.warmup_max = Duration::from_secs(20_000);
     }
-    announce(bed, &plan, &cfg, &ckpt_path);
     let fixed = Fixed {
         warmup_max: args.warmup_max,
         max_time: args.max_time,
@@ -289,6 +333,13 @@ pub fn run(
         cfg.interval,
         fixed,
     ));
+    if !bed.is_simulated() {
+        check_budget(args, &plan, &budget.borrow())?;
+    }
+    if let Some(w) = warning {
+        eprintln!("willy: warning: {w}");
+    }
+    announce(bed, &plan, &cfg, &ckpt_path);
     if !bed.is_simulated() {
         announce_budget(args, &plan, &budget.borrow(), first.block_size.0);
     }

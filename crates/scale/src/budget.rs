@@ -27,6 +27,20 @@ pub const MIN_POINT: Duration = Duration::from_secs(4);
 /// The fraction of the time left that is planned on.
 pub const PLAN_FRACTION: f64 = 0.95;
 
+/// The rate at which a plan assumes files are written, bytes per second:
+/// a fast SSD's (this machine's virtio disk writes about 1.1 GB/s). A
+/// slower disk makes the real fill longer than the plan's estimate.
+pub const ASSUMED_FILL_RATE: f64 = 1e9;
+
+/// The least time a self-scaling run needs, whatever it thins: its sweeps'
+/// files written at [`ASSUMED_FILL_RATE`], and every sweep point (the
+/// three sweeps, unrefined) at `point_cost`. Curves can be thinned to fit
+/// a budget; the sweeps that find the regions cannot.
+pub fn least_time(fill_bytes: u64, sweep_points: usize, point_cost: Duration) -> Duration {
+    Duration::from_secs_f64(fill_bytes as f64 / ASSUMED_FILL_RATE)
+        + point_cost * sweep_points as u32
+}
+
 /// Elapsed time since the run started.
 pub trait Clock {
     /// Time since the budget started.
@@ -176,6 +190,12 @@ impl<C: Clock> TimeBudget<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn least_time_adds_the_fills_and_the_sweep_points() {
+        let t = least_time(120_000_000_000, 60, Duration::from_secs(4));
+        assert_eq!(t, Duration::from_secs(120 + 240));
+    }
     use std::cell::Cell;
     use std::rc::Rc;
 

@@ -36,6 +36,20 @@ impl SweepPlan {
             resolution: 1.15,
         }
     }
+
+    /// The uniqueBytes of the log-spaced points, smallest first.
+    pub fn log_points(&self) -> Vec<u64> {
+        let (a, b) = (self.from as f64, self.to as f64);
+        let n = self.points.max(2);
+        (0..n)
+            .map(|i| (a * (b / a).powf(i as f64 / (n - 1) as f64)) as u64)
+            .collect()
+    }
+
+    /// Bytes of files one sweep writes: every log-spaced point's files.
+    pub fn fill_bytes(&self) -> u64 {
+        self.log_points().iter().sum()
+    }
 }
 
 /// `focal` with its uniqueBytes set to about `u`, in whole blocks per
