@@ -38,9 +38,22 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
-            // One line: clap's first line, without its usage block.
+            // One line: clap's message (its lines joined), without its
+            // usage block.
             let text = e.render().to_string();
-            eprintln!("{}", text.lines().next().unwrap_or("error: bad arguments"));
+            let msg: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty() && !l.starts_with("Usage:"))
+                .map(str::trim)
+                .collect();
+            eprintln!(
+                "{}",
+                if msg.is_empty() {
+                    "error: bad arguments".into()
+                } else {
+                    msg.join(" ")
+                }
+            );
             return ExitCode::from(2);
         }
     };

@@ -4,6 +4,7 @@
 mod util;
 
 mod bad_input;
+mod bad_input_table;
 mod device;
 mod fio;
 mod plot;

@@ -165,6 +165,9 @@ pub(crate) fn note_leftovers(target: &willy::testbed::TargetArg) {
 
 /// A duration that must be more than zero (`--budget`).
 pub(crate) fn positive_duration(s: &str) -> Result<std::time::Duration, String> {
+    if s.trim_start().starts_with('-') {
+        return Err("must be more than 0 (e.g. 15m or 8h), not negative".into());
+    }
     let d = humantime::parse_duration(s).map_err(|e| e.to_string())?;
     if d.is_zero() {
         return Err("must be more than 0 (e.g. 15m or 8h)".into());

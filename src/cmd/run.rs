@@ -77,7 +77,7 @@ pub struct RunArgs {
     #[arg(long, help_heading = "Workload")]
     pub process_num: Option<u32>,
     /// Think time between a completion and the next request, e.g. 1ms.
-    #[arg(long, help_heading = "Workload")]
+    #[arg(long, allow_hyphen_values = true, help_heading = "Workload")]
     pub cpu_think: Option<Think>,
     /// Block size: alignment and unit of request sizes [default: 4KiB].
     #[arg(long, help_heading = "Workload")]
@@ -124,7 +124,7 @@ pub struct RunArgs {
     pub resume: bool,
     /// Time for the whole --scale run on a real target (e.g. 15m, 8h): the
     /// plan divides it between the points. Ignored on sim: targets.
-    #[arg(long, default_value = "15m", value_parser = super::positive_duration, help_heading = "Self-scaling")]
+    #[arg(long, default_value = "15m", allow_hyphen_values = true, value_parser = super::positive_duration, help_heading = "Self-scaling")]
     pub budget: Duration,
     /// How --scale chooses focal points: in the middle of each region
     /// (Chen's section 4.5), or one global knee at 75% of the maximum

@@ -336,6 +336,8 @@ pub fn run(
     if !bed.is_simulated() {
         check_budget(args, &plan, &budget.borrow())?;
     }
+    // A file that is no checkpoint is refused before the plan is told.
+    let ck = Checkpoint::open(&ckpt_path)?;
     if let Some(w) = warning {
         eprintln!("willy: warning: {w}");
     }
@@ -352,7 +354,7 @@ pub fn run(
             direct: args.direct,
             pass: None,
         },
-        ck: Checkpoint::open(&ckpt_path)?,
+        ck,
         m: Measurer {
             bed,
             cfg: cfg.clone(),

@@ -250,7 +250,9 @@ impl Target {
                 Err(e)
                     if matches!(
                         e.raw_os_error(),
-                        Some(libc::EACCES | libc::EPERM | libc::EROFS)
+                        Some(
+                            libc::EACCES | libc::EPERM | libc::EROFS | libc::ENOENT | libc::ENOTDIR
+                        )
                     ) =>
                 {
                     return Err(Error::Usage(format!(
