@@ -4,7 +4,9 @@
 
 use crate::util::*;
 use serde_json::Value;
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
+use std::process::Stdio;
 
 struct Loop {
     dev: String,
@@ -15,12 +17,14 @@ struct Loop {
 impl Loop {
     /// A loop device over a new 32 MiB file of zeros.
     fn new() -> Loop {
+        Loop::of_size(32 << 20)
+    }
+
+    /// A loop device over a new file of `bytes` zeros.
+    fn of_size(bytes: u64) -> Loop {
         let dir = Dir::new();
         let img = dir.join("disk.img");
-        std::fs::File::create(&img)
-            .unwrap()
-            .set_len(32 << 20)
-            .unwrap();
+        std::fs::File::create(&img).unwrap().set_len(bytes).unwrap();
         let dev = sh(&format!("losetup -f --show {}", img.display()));
         Loop {
             dev,
@@ -187,4 +191,97 @@ fn refuses_to_write_a_mounted_device() {
     let before = lo.checksum();
     assert_usage_error(&lo.run("0", &["--allow-device-writes"]), "is mounted at");
     assert_eq!(lo.checksum(), before, "the mounted filesystem was changed");
+}
+
+/// Starts `willy run --scale` on `dir` (profile `p`), waits for point `n`,
+/// interrupts it, and returns the lines it printed.
+fn scale_until_point(
+    dir: &std::path::Path,
+    p: &std::path::Path,
+    n: usize,
+    resume: bool,
+) -> Vec<String> {
+    let mut c = willy();
+    c.args(["run", "--scale", "--budget", "20m", "--target"])
+        .arg(dir)
+        .arg("--profile")
+        .arg(p)
+        .args(QUICK);
+    if resume {
+        c.arg("--resume");
+    }
+    let mut child = c
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    let want = format!("willy: point {n} (");
+    while let Some(Ok(l)) = lines.next() {
+        let done = l.starts_with(&want);
+        seen.push(l);
+        if done {
+            break;
+        }
+    }
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(130),
+        "{}",
+        seen.join("\n")
+    );
+    seen
+}
+
+/// The grid of a --scale run on files follows the free space; a resume
+/// after the free space has changed keeps the interrupted run's grid and
+/// measures none of its points again.
+#[test]
+fn a_resume_after_free_space_changed_measures_nothing_again() {
+    if !root() {
+        return;
+    }
+    let mut lo = Loop::of_size(160 << 20);
+    lo.mkfs_ext4();
+    lo.mount();
+    let data = lo.mount.clone().unwrap().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let d = Dir::new();
+    let p = d.join("prof.json");
+    let first = scale_until_point(&data, &p, 4, false);
+    let points = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("willy: point "))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(points(&first).len(), 4, "{}", first.join("\n"));
+    // Someone else takes 24 MiB of the 140 MiB free: a new plan would
+    // sweep to a different top, so a different grid.
+    let ballast = lo.mount.clone().unwrap().join("ballast");
+    sh(&format!(
+        "dd if=/dev/zero of={} bs=1M count=24 status=none",
+        ballast.display()
+    ));
+    let second = scale_until_point(&data, &p, 5, true);
+    let text = second.join("\n");
+    assert!(
+        text.contains("resuming the interrupted run's sweeps to"),
+        "{text}"
+    );
+    let again = points(&second);
+    for (a, b) in points(&first).iter().zip(&again) {
+        let w = |l: &str| l.split(": ").nth(1).unwrap_or("").to_string();
+        assert_eq!(w(a), w(b), "a different grid:\n{text}");
+        assert!(b.ends_with("(resumed)"), "measured again: {b}");
+    }
+    assert!(again[4].ends_with("(measured)"), "{text}");
+    assert!(
+        std::fs::read_dir(&data).unwrap().next().is_none(),
+        "files left"
+    );
 }

@@ -318,7 +318,23 @@ pub fn run(
     super::check_json_path(&args.profile)?;
     let ckpt_path = path_beside(&args.profile);
     super::check_resume(&ckpt_path, args.resume)?;
-    let (plan, label, warning) = plan_for(args, bed)?;
+    let (mut plan, label, warning) = plan_for(args, bed)?;
+    // A resumed run keeps the interrupted run's grid (a file that is no
+    // checkpoint is refused here, before the plan is told).
+    let resumed = args
+        .resume
+        .then(|| Checkpoint::open(&ckpt_path))
+        .transpose()?;
+    if let Some(to) = resumed.as_ref().and_then(Checkpoint::sweep_to) {
+        if to != plan.unique.to {
+            eprintln!(
+                "willy: note: resuming the interrupted run's sweeps to {} (a new run would sweep to {} now)",
+                Bytes(to),
+                Bytes(plan.unique.to)
+            );
+            plan.unique.to = to;
+        }
+    }
     // Virtual time is cheap: prime until uniqueBytes have moved.
     if bed.is_simulated() && args.warmup_max.is_none() {
         cfg.warmup_max = Duration::from_secs(20_000);
@@ -336,8 +352,10 @@ pub fn run(
     if !bed.is_simulated() {
         check_budget(args, &plan, &budget.borrow())?;
     }
-    // A file that is no checkpoint is refused before the plan is told.
-    let ck = Checkpoint::open(&ckpt_path)?;
+    let ck = match resumed {
+        Some(ck) => ck,
+        None => Checkpoint::open(&ckpt_path)?,
+    };
     if let Some(w) = warning {
         eprintln!("willy: warning: {w}");
     }
@@ -353,6 +371,7 @@ pub fn run(
             target: label,
             direct: args.direct,
             pass: None,
+            sweep_to: Some(plan.unique.to),
         },
         ck,
         m: Measurer {

@@ -235,6 +235,7 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
             target: setup.target.clone(),
             direct: setup.direct,
             pass: None,
+            sweep_to: None,
         },
         ck: Checkpoint::open(&ckpt)?,
         bed,

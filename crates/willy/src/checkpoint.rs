@@ -9,9 +9,11 @@
 //! whose key is there is not measured again.
 //!
 //! A kill can cut the last append short. Opening the store drops a last
-//! line that does not parse (and truncates the file to the last whole
+//! line without its newline (and truncates the file to the last whole
 //! record, so that later appends start on a fresh line); every earlier
-//! record was flushed before the next one began.
+//! record was flushed before the next one began. A whole line that is no
+//! record means the file is not willy's checkpoint (or is damaged): it is
+//! refused, and left as it is.
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -45,6 +47,11 @@ pub struct Setting {
     /// `--scale`, whose points are measured once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass: Option<String>,
+    /// For `--scale`: the largest uniqueBytes of the plan's sweeps, which
+    /// fixes their grid. `--resume` takes it from here, so that a resumed
+    /// run measures the same points whatever the free space is by then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep_to: Option<u64>,
 }
 
 /// One saved point.
@@ -59,7 +66,14 @@ pub struct Record {
 }
 
 impl Record {
+    /// What a point is found by: the workload and the setting, but not the
+    /// plan's grid (`sweep_to`), which only says which points a run takes,
+    /// so that checkpoints written before it was recorded still resume.
     fn key(workload: &Workload, setting: &Setting) -> String {
+        let setting = Setting {
+            sweep_to: None,
+            ..setting.clone()
+        };
         serde_json::to_string(&(workload, setting)).expect("workloads serialise")
     }
 }
@@ -122,6 +136,12 @@ impl Checkpoint {
             file,
             done,
         })
+    }
+
+    /// The sweeps' top of the run that saved these points (see
+    /// [`Setting::sweep_to`]), if any saved one.
+    pub fn sweep_to(&self) -> Option<u64> {
+        self.done.values().find_map(|r| r.setting.sweep_to)
     }
 
     /// Points saved so far.
@@ -188,6 +208,7 @@ mod tests {
             target: "sim:sparc1990".into(),
             direct: false,
             pass: None,
+            sweep_to: None,
         }
     }
 
