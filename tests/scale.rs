@@ -128,6 +128,18 @@ fn scale_refuses_what_it_cannot_do() {
 /// --cache-limit, no cgroup) behind.
 #[test]
 fn scale_on_files_states_its_plan_and_cleans_up_after_ctrl_c() {
+    scale_stops_cleanly_on(libc::SIGINT);
+}
+
+/// `kill` and a closed terminal stop --scale as Ctrl-C does, with their
+/// own exit codes.
+#[test]
+fn scale_on_files_cleans_up_after_sigterm_and_sighup() {
+    scale_stops_cleanly_on(libc::SIGTERM);
+    scale_stops_cleanly_on(libc::SIGHUP);
+}
+
+fn scale_stops_cleanly_on(signal: i32) {
     let d = Dir::new();
     std::fs::create_dir(d.join("data")).unwrap();
     let p = d.join("prof.json");
@@ -168,9 +180,9 @@ fn scale_on_files_states_its_plan_and_cleans_up_after_ctrl_c() {
     let ours = || mine.as_ref().is_some_and(|m| m.exists());
     assert_eq!(ours(), cgroup, "cgroup present while running");
     // SAFETY: kill has no memory-safety preconditions.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    unsafe { libc::kill(child.id() as i32, signal) };
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    assert_eq!(status.code(), Some(128 + signal));
     assert!(
         d.entries("data").is_empty(),
         "left behind: {:?}",
