@@ -254,9 +254,14 @@ impl Session<'_> {
         let n = self.measured + self.resumed;
         self.bar.start(n, stage.expected_points, &stage.what, w);
         let left = stage.expected_points.saturating_sub(n).max(1);
+        // A drop's confirming re-measurement is saved apart from the point.
+        let setting = Setting {
+            pass: (stage.repeat > 0).then(|| format!("confirm {}", stage.repeat)),
+            ..self.setting.clone()
+        };
         let (m, fresh) = self
             .ck
-            .measure_or_resume(w, &self.setting, |w| self.m.measure(w, left))?;
+            .measure_or_resume(w, &setting, |w| self.m.measure(w, left))?;
         if fresh {
             self.measured += 1
         } else {
@@ -319,36 +324,12 @@ pub fn run(
     let ckpt_path = path_beside(&args.profile);
     super::check_resume(&ckpt_path, args.resume)?;
     let (mut plan, label, warning) = plan_for(args, bed)?;
-    // A resumed run keeps the interrupted run's grid (a file that is no
-    // checkpoint is refused here, before the plan is told).
-    let resumed = args
-        .resume
-        .then(|| Checkpoint::open(&ckpt_path))
-        .transpose()?;
-    if let Some(to) = resumed.as_ref().and_then(Checkpoint::sweep_to) {
-        if to != plan.unique.to {
-            eprintln!(
-                "willy: note: resuming the interrupted run's sweeps to {} (a new run would sweep to {} now)",
-                Bytes(to),
-                Bytes(plan.unique.to)
-            );
-            plan.unique.to = to;
-        }
-    }
+    let resumed = resume_grid(args, &ckpt_path, &mut plan)?;
     // Virtual time is cheap: prime until uniqueBytes have moved.
     if bed.is_simulated() && args.warmup_max.is_none() {
         cfg.warmup_max = Duration::from_secs(20_000);
     }
-    let fixed = Fixed {
-        warmup_max: args.warmup_max,
-        max_time: args.max_time,
-    };
-    let budget = RefCell::new(TimeBudget::new(
-        WallClock::start(),
-        args.budget,
-        cfg.interval,
-        fixed,
-    ));
+    let (fixed, budget) = budget_of(args, &cfg);
     if !bed.is_simulated() {
         check_budget(args, &plan, &budget.borrow())?;
     }
@@ -375,7 +356,7 @@ pub fn run(
         },
         ck,
         m: Measurer {
-            bed,
+            bed: &mut *bed,
             cfg: cfg.clone(),
             fixed,
             budget: &budget,
@@ -396,23 +377,77 @@ pub fn run(
     let result = scale(first, &plan, &mut |w, st| s.point(w, st), &afford, cfg.seed);
     s.bar.finish();
     s.m.bed.release(); // the files go before anything else is said
-    let scaled = match result {
-        Ok(scaled) => scaled,
-        Err(Error::Interrupted) => {
-            eprintln!(
-                "willy: interrupted; the points measured so far are in {}: --resume continues",
-                ckpt_path.display()
-            );
-            return Err(Error::Interrupted.into());
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let profile = profile_of(scaled, s.m.bed, &cfg);
+    if matches!(result, Err(Error::Interrupted)) {
+        eprintln!(
+            "willy: interrupted; the points measured so far are in {}: --resume continues",
+            ckpt_path.display()
+        );
+    }
+    let scaled = result?;
     let counts = (s.measured, s.resumed);
-    drop(s);
-    write_profile(&args.profile, &profile, &ckpt_path)?;
-    summary(&args.profile, &profile, counts, budget.borrow().elapsed());
+    drop(s); // the checkpoint closes before the profile replaces it
+    let took = budget.borrow().elapsed();
+    conclude(args, scaled, bed, &cfg, counts, took)
+}
+
+/// Writes the profile, says what it found, and names the drops that did
+/// not reproduce.
+fn conclude(
+    args: &RunArgs,
+    scaled: willy_scale::scaler::Scaled,
+    bed: &Testbed,
+    cfg: &RunConfig,
+    counts: (usize, usize),
+    took: Duration,
+) -> anyhow::Result<()> {
+    let unconfirmed = scaled.unconfirmed.clone();
+    let profile = profile_of(scaled, bed, cfg);
+    write_profile(&args.profile, &profile, &path_beside(&args.profile))?;
+    summary(&args.profile, &profile, counts, took);
+    for d in unconfirmed {
+        println!(
+            "not confirmed: a drop of random {} between uniqueBytes {} and {} did not reproduce when both sides were measured again (background load?): not a cache",
+            d.probe,
+            Bytes(d.from_unique_bytes),
+            Bytes(d.to_unique_bytes)
+        );
+    }
     Ok(())
+}
+
+/// What the user fixed of each point's timing, and the run's budget,
+/// starting now.
+fn budget_of(args: &RunArgs, cfg: &RunConfig) -> (Fixed, RefCell<TimeBudget<WallClock>>) {
+    let fixed = Fixed {
+        warmup_max: args.warmup_max,
+        max_time: args.max_time,
+    };
+    let clock = WallClock::start();
+    let budget = TimeBudget::new(clock, args.budget, cfg.interval, fixed);
+    (fixed, RefCell::new(budget))
+}
+
+/// With `--resume`: the checkpoint, opened (a file that is no checkpoint
+/// is refused here, before the plan is told), and the interrupted run's
+/// grid put into `plan`.
+fn resume_grid(
+    args: &RunArgs,
+    ckpt_path: &Path,
+    plan: &mut ScalePlan,
+) -> Result<Option<Checkpoint>, Error> {
+    if !args.resume {
+        return Ok(None);
+    }
+    let ck = Checkpoint::open(ckpt_path)?;
+    if let Some(to) = ck.sweep_to().filter(|&to| to != plan.unique.to) {
+        eprintln!(
+            "willy: note: resuming the interrupted run's sweeps to {} (a new run would sweep to {} now)",
+            Bytes(to),
+            Bytes(plan.unique.to)
+        );
+        plan.unique.to = to;
+    }
+    Ok(Some(ck))
 }
 
 /// Writes the profile (atomically), then removes the checkpoint: the

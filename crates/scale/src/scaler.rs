@@ -36,7 +36,7 @@
 //! Workloads that the model does not allow (a sizeMean larger than a
 //! generator's file) are left out of a curve.
 
-use crate::curve::{drops, regions_between, Point, Region};
+use crate::curve::{drops, regions_between, Drop, Point, Region};
 use crate::infer::{cache_size, check_fit, size_interval};
 use crate::sweep::{sweep, with_unique, SweepPlan};
 use std::collections::HashMap;
@@ -108,7 +108,21 @@ pub struct Stage {
     /// The points the whole run is now expected to take (an estimate that
     /// is refined as regions are found).
     pub expected_points: usize,
+    /// 0 for a point of the profile; k > 0 for the k-th measurement again
+    /// of a point, to confirm a drop ([`CONFIRM_REPEATS`]). A measurer keeps
+    /// repeats apart from the point itself (in the checkpoint, say).
+    pub repeat: u32,
 }
+
+/// How many times both sides of a candidate drop are measured again,
+/// interleaved (above, below, above, below), before the drop becomes a
+/// cache: every time, the side above must beat the side below beyond both
+/// confidence intervals and by [`CONFIRM_FALL`]. A drop made by background
+/// load on some points does not reproduce; one made by a cache does.
+pub const CONFIRM_REPEATS: u32 = 2;
+
+/// The least fall a confirming re-measurement must show (above / below).
+pub const CONFIRM_FALL: f64 = 1.1;
 
 /// How far to scale.
 #[derive(Clone, Debug)]
@@ -264,6 +278,8 @@ pub struct Scaled {
     pub caches: Vec<CacheFound>,
     /// The ranges scaled over.
     pub ranges: Ranges,
+    /// Candidate drops that did not reproduce (not caches).
+    pub unconfirmed: Vec<UnconfirmedDrop>,
 }
 
 /// Measures each workload once, whatever order the curves ask in.
@@ -293,6 +309,16 @@ impl<E> Points<'_, E> {
 
     fn tp(&self, i: usize) -> f64 {
         self.points[i].throughput_bytes_per_sec
+    }
+
+    /// Measures `w` again, as repeat `k`, outside the profile's points.
+    fn again(&mut self, w: &Workload, k: u32, what: &str) -> Result<Measured, E> {
+        let stage = Stage {
+            what: what.to_string(),
+            repeat: k,
+            ..self.stage.clone()
+        };
+        (self.measure)(w, &stage)
     }
 
     /// Measures `values` in order, through `set`, skipping invalid
@@ -358,6 +384,7 @@ impl<E> Points<'_, E> {
         self.stage = Stage {
             what,
             expected_points: expected.max(self.points.len() + 1),
+            repeat: 0,
         };
     }
 }
@@ -408,6 +435,7 @@ pub fn scale<E>(
         cache_sizes_bytes: caches.iter().map(|f| f.cache.size_bytes).collect(),
         caches: caches.into_iter().map(|f| f.cache).collect(),
         ranges,
+        unconfirmed: s.unconfirmed,
     })
 }
 
@@ -443,6 +471,20 @@ struct Scaler<'a, E> {
     seed: u64,
     /// The first guess at the focal vector.
     guess: Workload,
+    /// Candidate drops that did not reproduce.
+    unconfirmed: Vec<UnconfirmedDrop>,
+}
+
+/// A drop of a probe's curve that did not reproduce when its sides were
+/// measured again ([`CONFIRM_REPEATS`]): not a cache, and no region.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnconfirmedDrop {
+    /// The probe whose sweep showed it.
+    pub probe: Probe,
+    /// uniqueBytes of the point above the fall.
+    pub from_unique_bytes: u64,
+    /// uniqueBytes of the point below it.
+    pub to_unique_bytes: u64,
 }
 
 impl<'a, E> Scaler<'a, E> {
@@ -470,12 +512,14 @@ impl<'a, E> Scaler<'a, E> {
                 stage: Stage {
                     what: "uniqueBytes sweep".into(),
                     expected_points: plan.expected_points(bs, None),
+                    repeat: 0,
                 },
             },
             plan,
             afford,
             seed,
             guess,
+            unconfirmed: Vec::new(),
         }
     }
 
@@ -541,6 +585,14 @@ impl<'a, E> Scaler<'a, E> {
         })?;
         let mut found = Vec::new();
         for d in drops(&c) {
+            if !self.confirmed(&probe, &c, &d, name)? {
+                self.unconfirmed.push(UnconfirmedDrop {
+                    probe: name,
+                    from_unique_bytes: c[d.start].unique_bytes as u64,
+                    to_unique_bytes: c[d.end].unique_bytes as u64,
+                });
+                continue;
+            }
             let sized = if rf == 1.0 {
                 let j = d.onset_segment;
                 Some((d.onset as u64, [c[j].unique_bytes, c[j + 1].unique_bytes]))
@@ -568,6 +620,30 @@ impl<'a, E> Scaler<'a, E> {
             }
         }
         Ok(found)
+    }
+
+    /// Whether drop `d` of `probe`'s curve `c` reproduces: its two sides
+    /// measured again, interleaved, [`CONFIRM_REPEATS`] times.
+    fn confirmed(
+        &mut self,
+        probe: &Workload,
+        c: &[Point],
+        d: &Drop,
+        name: Probe,
+    ) -> Result<bool, E> {
+        let above = with_unique(probe, c[d.start].unique_bytes);
+        let below = with_unique(probe, c[d.end].unique_bytes);
+        let what = format!("confirming the random-{name} drop");
+        for k in 1..=CONFIRM_REPEATS {
+            let a = self.pts.again(&above, k, &what)?;
+            let b = self.pts.again(&below, k, &what)?;
+            let ci = |m: &Measured| m.ci95_rel.unwrap_or(0.0);
+            let beyond = a.throughput * (1.0 - ci(&a)) > b.throughput * (1.0 + ci(&b));
+            if !beyond || a.throughput < CONFIRM_FALL * b.throughput {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Stage 2, the uniqueBytes curve of the focal vector, for prediction: its

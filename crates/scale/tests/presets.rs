@@ -388,3 +388,46 @@ fn noise_makes_no_false_cache() {
         );
     }
 }
+
+/// A background job that runs for a while (issue 14): while it runs, the
+/// points measured are half as fast, with intervals as tight as any (a
+/// steady load), so a stretch of the first probe's sweep sits below the
+/// rest and looks like a cache's fall at about 3 MiB. Measured again after
+/// the job has ended, that drop does not reproduce: it is reported as not
+/// confirmed, and no false cache appears. (The real cache is still found,
+/// but 25% high: the job also slowed the plateau's last points before its
+/// fall, which confirmation does not measure again; docs/SCALING.md.)
+#[test]
+fn a_drop_made_by_a_passing_job_is_not_confirmed() {
+    let want = built_caches("sparc1990");
+    let calls = std::cell::Cell::new(0usize);
+    let s = scaled_within(
+        "sparc1990",
+        Focus::Middle,
+        &cfg(),
+        usize::MAX,
+        |_, mut m| {
+            calls.set(calls.get() + 1);
+            // The random-read probe's log-spaced points 6 to 12 (about 3 to
+            // 13 MiB), inside the cache region.
+            if (6..=12).contains(&calls.get()) {
+                m.throughput *= 0.5;
+            }
+            m
+        },
+    );
+    eprintln!(
+        "inferred {:?}, not confirmed {:?}",
+        s.cache_sizes_bytes, s.unconfirmed
+    );
+    assert!(
+        within(&s.cache_sizes_bytes, &want, 0.30),
+        "inferred {:?}, built with {want:?}",
+        s.cache_sizes_bytes
+    );
+    assert!(
+        s.unconfirmed.iter().any(|d| d.to_unique_bytes < 8 << 20),
+        "the job's drop was not caught: {:?}",
+        s.unconfirmed
+    );
+}
