@@ -130,6 +130,15 @@ fn header(report: &RunReport) -> String {
             f.ratio
         );
     }
+    if let Some(b) = r.background.filter(|b| b.disturbed) {
+        let _ = writeln!(
+            s,
+            "DISTURBED  other work kept {:.1} cores busy besides willy ({:.0}% of CPU time stolen, load {:.1}): the throughput may be the machine's load, not its storage",
+            b.other_cores_busy,
+            b.steal_frac * 100.0,
+            b.load1
+        );
+    }
     if let Some(n) = r.verified_blocks {
         let _ = writeln!(
             s,

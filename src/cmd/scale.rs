@@ -278,6 +278,7 @@ impl Session<'_> {
             if fresh { "measured" } else { "resumed" }
         ));
         Ok(Measured {
+            background: m.background,
             throughput: m.throughput_bytes_per_sec,
             ci95_rel: m.ci95_rel,
             duration_secs: m.duration_secs,
@@ -401,9 +402,19 @@ fn conclude(
     took: Duration,
 ) -> anyhow::Result<()> {
     let unconfirmed = scaled.unconfirmed.clone();
+    for w in &scaled.skipped {
+        eprintln!("willy: skipped (the budget could not afford it): {w}");
+    }
+    let skipped = scaled.skipped.len();
     let profile = profile_of(scaled, bed, cfg);
     write_profile(&args.profile, &profile, &path_beside(&args.profile))?;
     summary(&args.profile, &profile, counts, took);
+    if skipped > 0 {
+        println!("skipped    {skipped} curve points the budget could not afford (listed above; not measured): their curves are shorter");
+    }
+    if let Some(w) = willy_predict::report::disturbed(&profile) {
+        println!("warning    {w}");
+    }
     for d in unconfirmed {
         println!(
             "not confirmed: a drop of random {} between uniqueBytes {} and {} did not reproduce when both sides were measured again (background load?): not a cache",

@@ -35,11 +35,34 @@ pub fn within_cpu_cache(p: &Profile, size: u64) -> Option<u64> {
 
 /// What a reader should take away, in plain sentences.
 pub fn findings(p: &Profile) -> Vec<String> {
-    let mut out = cache_findings(p);
+    let mut out: Vec<String> = disturbed(p).into_iter().collect();
+    out.extend(cache_findings(p));
     for (k, r) in p.regions.iter().enumerate() {
         out.push(region_finding(p, k, r));
     }
     out
+}
+
+/// A warning when points were measured while other work kept the machine
+/// busy (willy::background), or nothing.
+pub fn disturbed(p: &Profile) -> Option<String> {
+    let busy: Vec<_> = p
+        .points
+        .iter()
+        .filter_map(|pt| pt.background)
+        .filter(|b| b.disturbed)
+        .collect();
+    if busy.is_empty() {
+        return None;
+    }
+    let cores = busy.iter().map(|b| b.other_cores_busy).fold(0.0, f64::max);
+    let steal = busy.iter().map(|b| b.steal_frac).fold(0.0, f64::max);
+    Some(format!(
+        "The run was disturbed: {} of {} points were measured while other work kept the machine busy (up to {cores:.1} cores busy besides willy, up to {:.0}% of CPU time stolen). Their throughput may be the machine's load, not its storage: measure again on a quiet machine.",
+        busy.len(),
+        p.points.len(),
+        steal * 100.0
+    ))
 }
 
 /// A sentence per cache found (or one saying none was).

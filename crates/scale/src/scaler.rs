@@ -56,6 +56,8 @@ pub struct Measured {
     pub ci95_rel: Option<f64>,
     /// Seconds measured.
     pub duration_secs: f64,
+    /// The machine's background meanwhile (real targets).
+    pub background: Option<willy::background::Background>,
 }
 
 /// The probes whose drops locate the caches: random reads and random
@@ -280,6 +282,8 @@ pub struct Scaled {
     pub ranges: Ranges,
     /// Candidate drops that did not reproduce (not caches).
     pub unconfirmed: Vec<UnconfirmedDrop>,
+    /// Curve points the budget could not afford: not measured.
+    pub skipped: Vec<Workload>,
 }
 
 /// Measures each workload once, whatever order the curves ask in.
@@ -288,6 +292,10 @@ struct Points<'a, E> {
     index: HashMap<String, usize>,
     points: Vec<ProfilePoint>,
     stage: Stage,
+    /// How many more points the budget affords.
+    afford: &'a dyn Fn() -> usize,
+    /// Curve points the budget could not afford, not measured.
+    skipped: Vec<Workload>,
 }
 
 impl<E> Points<'_, E> {
@@ -298,6 +306,7 @@ impl<E> Points<'_, E> {
         }
         let m = (self.measure)(w, &self.stage)?;
         self.points.push(ProfilePoint {
+            background: m.background,
             workload: w.clone(),
             throughput_bytes_per_sec: m.throughput,
             ci95_rel: m.ci95_rel,
@@ -336,6 +345,14 @@ impl<E> Points<'_, E> {
             let mut w = focal.clone();
             set(&mut w, v);
             if w.validate().is_err() {
+                continue;
+            }
+            // Once the budget affords no more points, a curve keeps the
+            // points it has (its focal point among them) and skips the
+            // rest, rather than run past the budget.
+            let key = serde_json::to_string(&w).expect("workloads serialise");
+            if !self.index.contains_key(&key) && (self.afford)() == 0 {
+                self.skipped.push(w);
                 continue;
             }
             let i = self.get(&w)?;
@@ -436,6 +453,7 @@ pub fn scale<E>(
         caches: caches.into_iter().map(|f| f.cache).collect(),
         ranges,
         unconfirmed: s.unconfirmed,
+        skipped: s.pts.skipped,
     })
 }
 
@@ -507,6 +525,8 @@ impl<'a, E> Scaler<'a, E> {
         Scaler {
             pts: Points {
                 measure,
+                afford,
+                skipped: Vec::new(),
                 index: HashMap::new(),
                 points: Vec::new(),
                 stage: Stage {
@@ -829,6 +849,9 @@ impl<'a, E> Scaler<'a, E> {
         density: Density,
         us: &[u64],
     ) -> Result<Curves, E> {
+        // The focal point first, whatever the budget: every curve passes
+        // through it, however many of its other points are skipped.
+        self.pts.get(focal)?;
         let sizes = self.sizes(focal, density);
         let size_curve = self.pts.curve(focal, &sizes, set_size, Some(1u64 << 20))?;
         let procs = self.procs(focal, density);

@@ -26,6 +26,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod background;
 pub mod cgroup;
 pub mod checkpoint;
 pub mod doc;

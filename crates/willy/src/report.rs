@@ -83,6 +83,10 @@ pub struct Measurement {
     /// measurement), every one intact. Absent without `--verify`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verified_blocks: Option<u64>,
+    /// What the rest of the machine was doing meanwhile (real targets; see
+    /// [`crate::background`]). Absent on simulated systems.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<crate::background::Background>,
 }
 
 /// The target of a run.

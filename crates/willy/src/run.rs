@@ -781,6 +781,7 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
         reads,
         writes,
         verified_blocks: None,
+        background: None,
     }
 }
 

@@ -307,7 +307,11 @@ impl Testbed {
             Bed::Real { held, .. } => {
                 let (_, targets) = held.as_ref().expect("prepared");
                 let parts: Vec<(&Workload, &Target)> = ws.iter().zip(targets).collect();
-                crate::run::run_many(&parts, cfg, observe)
+                let before = crate::background::Sample::now();
+                let mut ms = crate::run::run_many(&parts, cfg, observe)?;
+                let background = before.until(&crate::background::Sample::now());
+                ms.iter_mut().for_each(|m| m.background = background);
+                Ok(ms)
             }
         }
     }

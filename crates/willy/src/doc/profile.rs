@@ -20,7 +20,7 @@ use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 
 /// Version of the profile document this willy writes.
-pub const PROFILE_SCHEMA_VERSION: u32 = 2;
+pub const PROFILE_SCHEMA_VERSION: u32 = 3;
 
 /// Why a profile cannot be used.
 pub type ProfileError = DocError;
@@ -162,6 +162,10 @@ pub struct ProfilePoint {
     pub ci95_rel: Option<f64>,
     /// Seconds measured.
     pub duration_secs: f64,
+    /// What the rest of the machine was doing meanwhile (version 3; real
+    /// targets only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<crate::background::Background>,
 }
 
 /// One performance region and its family of curves.
@@ -200,7 +204,7 @@ pub struct Curves {
 impl Document for Profile {
     const KIND: &'static str = "willy-profile";
     const WHAT: &'static str = "profile";
-    const VERSIONS: &'static [u32] = &[1, PROFILE_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, PROFILE_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy run --scale`";
     fn check(&self) -> Result<(), DocError> {
         self.validate()
@@ -292,6 +296,7 @@ fn focal(u: u64) -> Workload {
 /// and examples.
 pub fn sample() -> Profile {
     let point = |u| ProfilePoint {
+        background: None,
         workload: focal(u),
         throughput_bytes_per_sec: 1e8,
         ci95_rel: Some(0.03),
