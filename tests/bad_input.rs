@@ -294,3 +294,29 @@ fn flags_out_of_range_name_the_flag_and_a_value_that_works() {
         .unwrap();
     assert_usage_error(&o, "cannot write --output");
 }
+
+/// psync's thread per generator: a processNum beyond RLIMIT_NPROC is
+/// refused up front, with a processNum that fits.
+#[test]
+fn process_num_beyond_the_thread_limit_is_refused() {
+    use std::os::unix::process::CommandExt;
+    let d = Dir::new();
+    let mut c = willy();
+    c.args(["run", "--engine", "psync", "--process-num", "100"])
+        .args(["--unique-bytes", "8MiB", "--target"])
+        .arg(d.path());
+    // SAFETY: setrlimit is async-signal-safe.
+    unsafe {
+        c.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 300,
+                rlim_max: 300,
+            };
+            libc::setrlimit(libc::RLIMIT_NPROC, &lim);
+            Ok(())
+        });
+    }
+    let o = c.output().unwrap();
+    assert_usage_error(&o, "pass --process-num 44 or less, or --engine uring");
+    assert!(d.entries("").is_empty());
+}

@@ -242,6 +242,28 @@ fn check_stack_memory(w: &Workload) -> Result<(), Error> {
     Ok(())
 }
 
+/// psync runs a thread per generator: refuse a processNum beyond the
+/// threads this user may start (RLIMIT_NPROC), which would otherwise fail
+/// in the middle of starting them.
+fn check_threads(w: &Workload, engine: EngineKind) -> Result<(), Error> {
+    if !engine.thread_per_generator() {
+        return Ok(());
+    }
+    // SAFETY: a zeroed rlimit is a valid out-parameter.
+    let mut lim: libc::rlimit = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_NPROC, &mut lim) } == 0;
+    // The limit counts every process and thread of this user; leave room
+    // for the ones already running.
+    let room = lim.rlim_cur.saturating_sub(256);
+    if ok && lim.rlim_cur != libc::RLIM_INFINITY && u64::from(w.process_num) > room {
+        return Err(Error::Usage(format!(
+            "--process-num {} needs {} threads with --engine psync, more than this user may start (RLIMIT_NPROC {}, less 256 for those running): pass --process-num {} or less, or --engine uring",
+            w.process_num, w.process_num, lim.rlim_cur, room
+        )));
+    }
+    Ok(())
+}
+
 pub fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
     let w = workload_of(&args)?;
     let target = TargetArg::parse(args.target.as_deref());
@@ -263,6 +285,7 @@ pub fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> 
         .into());
     }
     check_stack_memory(&w)?;
+    check_threads(&w, cfg.engine)?;
     if let Some(p) = &args.json {
         check_json_path(p)?;
     }
