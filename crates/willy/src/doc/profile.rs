@@ -366,10 +366,11 @@ mod tests {
         let err = |t: &str| Profile::from_json(t).unwrap_err().to_string();
         assert!(err("{nope").starts_with("malformed profile"));
         assert!(err(r#"{"kind":"willy-run","schema_version":1}"#).contains("not a willy profile"));
-        assert!(
-            err(&text.replace("\"schema_version\":2", "\"schema_version\":99"))
-                .contains("schema version 99 is not supported")
-        );
+        assert!(err(&text.replace(
+            &format!("\"schema_version\":{PROFILE_SCHEMA_VERSION}"),
+            "\"schema_version\":99"
+        ))
+        .contains("schema version 99 is not supported"));
         let mut p = sample();
         p.regions.clear();
         assert_eq!(
