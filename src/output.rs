@@ -122,6 +122,16 @@ fn header(report: &RunReport) -> String {
         }
     );
     s.push_str(&stall(r));
+    s.push_str(&extras(report));
+    let _ = writeln!(s);
+    s
+}
+
+/// The lines of what was asked for or seen besides the measurement: fio's
+/// comparison, a disturbed machine, the blocks verified.
+fn extras(report: &RunReport) -> String {
+    let r = &report.measurement;
+    let mut s = String::new();
     if let Some(f) = &report.compare_fio {
         let _ = writeln!(
             s,
@@ -145,7 +155,6 @@ fn header(report: &RunReport) -> String {
             "verified   {n} blocks read back (warm start and measurement), every one as written"
         );
     }
-    let _ = writeln!(s);
     s
 }
 
