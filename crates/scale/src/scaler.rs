@@ -299,8 +299,12 @@ struct Points<'a, E> {
 }
 
 impl<E> Points<'_, E> {
+    fn key(w: &Workload) -> String {
+        serde_json::to_string(w).expect("workloads serialise")
+    }
+
     fn get(&mut self, w: &Workload) -> Result<usize, E> {
-        let key = serde_json::to_string(w).expect("workloads serialise");
+        let key = Self::key(w);
         if let Some(&i) = self.index.get(&key) {
             return Ok(i);
         }
@@ -350,8 +354,7 @@ impl<E> Points<'_, E> {
             // Once the budget affords no more points, a curve keeps the
             // points it has (its focal point among them) and skips the
             // rest, rather than run past the budget.
-            let key = serde_json::to_string(&w).expect("workloads serialise");
-            if !self.index.contains_key(&key) && (self.afford)() == 0 {
+            if !self.index.contains_key(&Self::key(&w)) && (self.afford)() == 0 {
                 self.skipped.push(w);
                 continue;
             }

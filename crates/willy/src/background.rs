@@ -162,11 +162,8 @@ fn load1() -> Option<f64> {
 }
 
 fn own_cpu_secs() -> f64 {
-    // SAFETY: a zeroed rusage is a valid out-parameter.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
+    let (user, system) = crate::run::cpu_times();
+    user + system
 }
 
 #[cfg(test)]

@@ -372,7 +372,8 @@ impl Meter {
 }
 
 /// (user, system) CPU seconds of this process.
-fn cpu_times() -> (f64, f64) {
+/// willy's own (user, system) CPU seconds so far (`getrusage`).
+pub(crate) fn cpu_times() -> (f64, f64) {
     // SAFETY: zeroed rusage is a valid out-parameter.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
