@@ -11,8 +11,10 @@ use willy_predict::compare::{compare, scale_factor, standard_workloads};
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// The prediction model.
-    #[arg(long, value_parser = super::model_parser(), default_value = "product")]
+    /// The prediction model: chen (the product of the curves) or willy (the
+    /// curves composed over per-process shares of the cache; see
+    /// docs/PREDICTION.md).
+    #[arg(long, value_parser = super::model_parser(), default_value = willy_predict::DEFAULT_MODEL)]
     pub model: String,
     /// First profile (the numerator of the ratios).
     pub a: PathBuf,

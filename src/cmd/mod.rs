@@ -225,9 +225,14 @@ pub(crate) fn model(name: &str, p: &Path, profile: &Profile) -> Result<Box<dyn M
     willy_predict::model(name, profile).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))
 }
 
-/// `--model`: one of [`willy_predict::MODELS`].
+/// `--model`: one of [`willy_predict::MODELS`] (or `product`, `chen`'s
+/// former name).
 pub(crate) fn model_parser() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(willy_predict::MODELS)
+    clap::builder::PossibleValuesParser::new(
+        willy_predict::MODEL_NAMES.iter().map(|&n| {
+            clap::builder::PossibleValue::new(n).hide(!willy_predict::MODELS.contains(&n))
+        }),
+    )
 }
 
 /// Reads workloads: one JSON object, an array, or JSON Lines. An object

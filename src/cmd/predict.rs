@@ -10,8 +10,10 @@ use willy::Error;
 
 #[derive(Args, Debug)]
 pub struct PredictArgs {
-    /// The prediction model.
-    #[arg(long, value_parser = super::model_parser(), default_value = "product")]
+    /// The prediction model: chen (the product of the curves) or willy (the
+    /// curves composed over per-process shares of the cache; see
+    /// docs/PREDICTION.md).
+    #[arg(long, value_parser = super::model_parser(), default_value = willy_predict::DEFAULT_MODEL)]
     pub model: String,
     /// Workloads: one JSON object, an array of them, or JSON Lines.
     pub workloads: PathBuf,

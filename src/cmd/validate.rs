@@ -31,8 +31,10 @@ pub enum BaselineArg {
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
-    /// The prediction model.
-    #[arg(long, value_parser = super::model_parser(), default_value = "product")]
+    /// The prediction model: chen (the product of the curves) or willy (the
+    /// curves composed over per-process shares of the cache; see
+    /// docs/PREDICTION.md).
+    #[arg(long, value_parser = super::model_parser(), default_value = willy_predict::DEFAULT_MODEL)]
     pub model: String,
     /// The profile whose predictions are checked.
     #[arg(long, default_value = "willy-profile.json")]
@@ -227,7 +229,10 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
         engine: cfg.engine,
         direct: bed.direct(),
         seed: args.seed,
+        model: args.model.replace("product", "chen"),
     };
+    let models = willy_predict::all_models(&profile)
+        .map_err(|e| Error::Usage(format!("{}: {e}", args.profile.display())))?;
     let mut passes = Passes {
         setting: Setting {
             seed: args.seed,
@@ -242,7 +247,13 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
         cfg,
         interrupt: &interrupt,
     };
-    let report = match measure_all(&args, &profile, pred.as_ref(), &mut passes, setup) {
+    let report = match measure_all(
+        &args,
+        &profile,
+        (pred.as_ref(), &models),
+        &mut passes,
+        setup,
+    ) {
         Err(Error::Interrupted) => {
             drop(passes); // the files go first
             eprintln!(
@@ -262,11 +273,15 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
     Ok(())
 }
 
-/// Both passes, the baseline if asked, and the statistics.
+/// Every model, by name.
+type Models = [willy_predict::Named];
+
+/// Both passes, the baseline if asked, and the statistics: the selected
+/// model's predictions, and every model's error beside them.
 fn measure_all(
     args: &ValidateArgs,
     profile: &Profile,
-    pred: &dyn Model,
+    (pred, models): (&dyn Model, &Models),
     passes: &mut Passes,
     setup: Setup,
 ) -> Result<ValidationReport, Error> {
@@ -289,6 +304,13 @@ fn measure_all(
                 repeat_bytes_per_sec: r,
                 predicted_bytes_per_sec: p.predicted_throughput_bytes_per_sec,
                 error: rel_error(p.predicted_throughput_bytes_per_sec, m),
+                error_by_model: models
+                    .iter()
+                    .map(|(n, o)| {
+                        let e = rel_error(o.predict(w).predicted_throughput_bytes_per_sec, m);
+                        (n.to_string(), e)
+                    })
+                    .collect(),
                 repeat_error: rel_error(r, m),
                 baseline_predicted_bytes_per_sec: baseline.as_ref().map(|(o, _, _)| o.predict(w)),
                 region: p.region,
@@ -323,20 +345,42 @@ fn baseline(
     Ok((Orthogonal::new(axes, values), grid.len(), levels))
 }
 
+/// Every model's median error, overall and per region, side by side.
+fn print_models(report: &ValidationReport) {
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let selected = report.model.as_deref().unwrap_or("chen");
+    let mut head = format!("{:<17} {:>8}", "model", "overall");
+    for r in &report.regions {
+        head += &format!(" {:>13}", format!("region {} ({})", r.region, r.workloads));
+    }
+    println!("{head}");
+    for (name, e) in &report.median_abs_error_by_model {
+        let mark = if name == selected { " (selected)" } else { "" };
+        let mut line = format!("{:<17} {:>8}", format!("{name}{mark}"), pct(*e));
+        for r in &report.regions {
+            let v = r.median_abs_error_by_model.get(name).map(|&x| pct(x));
+            line += &format!(" {:>13}", v.unwrap_or_else(|| "-".into()));
+        }
+        println!("{line}");
+    }
+}
+
 fn print_report(report: &ValidationReport) {
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     println!(
-        "median error      {} (90% CI {} to {}) over {} random workloads; profile of {} points",
+        "median error      {} (90% CI {} to {}) over {} random workloads; profile of {} points; model {}",
         pct(report.median_abs_error),
         pct(report.median_abs_error_ci90[0]),
         pct(report.median_abs_error_ci90[1]),
         report.points.len(),
-        report.profile_points
+        report.profile_points,
+        report.model.as_deref().unwrap_or("chen")
     );
     println!(
         "repeatability     {} (the same workloads measured again, next seed)",
         pct(report.repeatability_error)
     );
+    print_models(report);
     if let Some(b) = &report.baseline {
         println!(
             "orthogonal        {} (90% CI {} to {}) from {} points ({:?} values per parameter)",

@@ -12,10 +12,12 @@
 //!
 //! A new prediction model is a file beside `predict.rs` with a type that
 //! implements [`Model`], and its name in [`MODELS`] and [`model`] here:
-//! `willy predict`, `validate` and `compare` take it with `--model NAME`.
+//! `willy predict`, `validate` and `compare` take it with `--model NAME`,
+//! and `validate` reports every model's error beside the selected one's.
 #![deny(missing_docs)]
 
 pub mod compare;
+pub mod composed;
 pub mod plot;
 pub mod predict;
 pub use willy::doc::profile;
@@ -37,17 +39,46 @@ pub trait Model {
     fn predict(&self, w: &Workload) -> Prediction;
 }
 
-/// The models' names, the default first.
-pub const MODELS: &[&str] = &["product"];
+/// The models' names, the default first: `chen`, the product of the
+/// curves (Chen 1992, section 5.2; [`predict`]), and `willy`, the curves
+/// composed over per-process shares of the cache ([`composed`]).
+pub const MODELS: &[&str] = &["chen", "willy"];
 
-/// The model `name` made ready from profile `p`.
+/// The default model. `willy` becomes the default only where it is at
+/// least as good as `chen` on every preset and on a real machine, and it is
+/// not yet on the real machine (docs/PREDICTION.md).
+pub const DEFAULT_MODEL: &str = MODELS[0];
+
+/// What `--model` accepts: [`MODELS`], and `product`, `chen`'s name before
+/// there were two.
+pub const MODEL_NAMES: &[&str] = &["chen", "willy", "product"];
+
+/// A model made ready, with its name.
+pub type Named = (&'static str, Box<dyn Model>);
+
+/// Every model of [`MODELS`] made ready from `p`, by name.
+pub fn all_models(p: &Profile) -> Result<Vec<Named>, PredictError> {
+    MODELS.iter().map(|&n| Ok((n, model(n, p)?))).collect()
+}
+
+/// The model `name` (one of [`MODEL_NAMES`]) made ready from profile `p`.
 pub fn model(name: &str, p: &Profile) -> Result<Box<dyn Model>, PredictError> {
     match name {
-        "product" => Ok(Box::new(Predictor::new(p)?)),
+        "chen" | "product" => Ok(Box::new(Predictor::new(p)?)),
+        "willy" => Ok(Box::new(composed::Composed::new(p)?)),
         other => Err(PredictError::Workload(format!(
             "unknown model {other:?} (known: {})",
             MODELS.join(", ")
         ))),
+    }
+}
+
+impl Model for composed::Composed {
+    fn check(&self, w: &Workload) -> Result<(), PredictError> {
+        composed::Composed::check(self, w)
+    }
+    fn predict(&self, w: &Workload) -> Prediction {
+        composed::Composed::predict(self, w)
     }
 }
 

@@ -16,8 +16,9 @@ use crate::predict::Param;
 use crate::profile::Ranges;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::BTreeMap;
 pub use willy::doc::validation::{
-    BaselineResult, Bin, CdfPoint, ParamErrors, ValidatedPoint, ValidationReport,
+    BaselineResult, Bin, CdfPoint, ParamErrors, RegionErrors, ValidatedPoint, ValidationReport,
     VALIDATION_SCHEMA_VERSION,
 };
 use willy::engine::EngineKind;
@@ -336,6 +337,46 @@ pub struct Setup {
     pub direct: bool,
     /// Seed of the workloads.
     pub seed: u64,
+    /// The selected model, whose predictions the points carry.
+    pub model: String,
+}
+
+/// Every model's median error over `points` (from their
+/// `error_by_model`), by name.
+pub fn median_by_model<'a>(
+    points: impl IntoIterator<Item = &'a ValidatedPoint> + Clone,
+) -> BTreeMap<String, f64> {
+    let names: std::collections::BTreeSet<&String> = points
+        .clone()
+        .into_iter()
+        .flat_map(|p| p.error_by_model.keys())
+        .collect();
+    names
+        .into_iter()
+        .map(|n| {
+            let e: Vec<f64> = points
+                .clone()
+                .into_iter()
+                .filter_map(|p| p.error_by_model.get(n).copied())
+                .collect();
+            (n.clone(), median(&e))
+        })
+        .collect()
+}
+
+/// [`median_by_model`] for each region the points were predicted in.
+pub fn by_region(points: &[ValidatedPoint]) -> Vec<RegionErrors> {
+    let last = points.iter().map(|p| p.region).max().unwrap_or(0);
+    (0..=last)
+        .filter_map(|k| {
+            let here: Vec<&ValidatedPoint> = points.iter().filter(|p| p.region == k).collect();
+            (!here.is_empty()).then(|| RegionErrors {
+                region: k,
+                workloads: here.len(),
+                median_abs_error_by_model: median_by_model(here.iter().copied()),
+            })
+        })
+        .collect()
 }
 
 /// The validation document: the statistics of `points`, with the baseline's
@@ -379,6 +420,9 @@ pub fn report(
         engine: Some(setup.engine),
         direct: Some(setup.direct),
         seed,
+        model: Some(setup.model),
+        median_abs_error_by_model: median_by_model(&points),
+        regions: by_region(&points),
         median_abs_error: median(&errors),
         median_abs_error_ci90: bootstrap_median_ci(&errors, 0.9, seed),
         repeatability_error: median(&repeat),

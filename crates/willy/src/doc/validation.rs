@@ -4,15 +4,19 @@
 //! `docs/schema/validation.schema.json`.
 //!
 //! Versions: 1, the first; 2 adds `engine` and `direct` (how the workloads
-//! were measured; absent in version 1).
+//! were measured; absent in version 1); 3 adds `model` (the one selected,
+//! whose numbers `predicted_bytes_per_sec`, `error` and the statistics are),
+//! every model's error beside it (`error_by_model`,
+//! `median_abs_error_by_model`) and the errors per region (`regions`).
 
 use super::{DocError, Document};
 use crate::engine::EngineKind;
 use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Version of the validation document this willy writes.
-pub const VALIDATION_SCHEMA_VERSION: u32 = 2;
+pub const VALIDATION_SCHEMA_VERSION: u32 = 3;
 
 /// One point of the error CDF: this fraction of workloads had at most this
 /// error.
@@ -59,6 +63,10 @@ pub struct ValidatedPoint {
     pub predicted_bytes_per_sec: f64,
     /// `|predicted - measured| / measured`.
     pub error: f64,
+    /// Every model's `error` on this workload, by the model's name (absent
+    /// before version 3).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub error_by_model: BTreeMap<String, f64>,
     /// `|repeat - measured| / measured`.
     pub repeat_error: f64,
     /// The baseline's prediction, if one was run.
@@ -87,6 +95,17 @@ pub struct BaselineResult {
     pub median_abs_error_ci90: [f64; 2],
 }
 
+/// The errors of the workloads one region predicted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RegionErrors {
+    /// The region (0 is the smallest uniqueBytes).
+    pub region: usize,
+    /// Workloads predicted in it.
+    pub workloads: usize,
+    /// Their median error under each model, by the model's name.
+    pub median_abs_error_by_model: BTreeMap<String, f64>,
+}
+
 /// What `willy validate --json` writes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ValidationReport {
@@ -108,10 +127,21 @@ pub struct ValidationReport {
     pub direct: Option<bool>,
     /// Seed of the workloads (and of the first measurement).
     pub seed: u64,
+    /// The model whose predictions `median_abs_error` and the points'
+    /// `error` are (absent before version 3, where it was `chen`'s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Median absolute relative error of the predictions.
     pub median_abs_error: f64,
     /// 90% bootstrap confidence interval of that median.
     pub median_abs_error_ci90: [f64; 2],
+    /// Every model's median error on the same workloads, by name (absent
+    /// before version 3).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub median_abs_error_by_model: BTreeMap<String, f64>,
+    /// The same per region (absent before version 3).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regions: Vec<RegionErrors>,
     /// Median relative difference between two measurements of the same
     /// workloads (Chen Table 5.1, third column).
     pub repeatability_error: f64,
@@ -134,7 +164,7 @@ pub struct ValidationReport {
 impl Document for ValidationReport {
     const KIND: &'static str = "willy-validation";
     const WHAT: &'static str = "validation";
-    const VERSIONS: &'static [u32] = &[1, VALIDATION_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, VALIDATION_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy validate`";
     fn check(&self) -> Result<(), DocError> {
         if self.points.is_empty() {
