@@ -20,7 +20,7 @@ pub struct FioJobArgs {
     pub directory: PathBuf,
     /// The engine willy would use: psync, uring or tokio-uring (fio's
     /// psync or io_uring).
-    #[arg(long, short, value_parser = super::engine_parser(), default_value = "uring")]
+    #[arg(long, short, value_parser = super::engine_parser(), default_value = "psync")]
     pub engine: EngineKind,
     /// O_DIRECT.
     #[arg(long)]

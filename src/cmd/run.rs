@@ -35,7 +35,7 @@ pub struct RunArgs {
     /// I/O engine: psync (one thread per generator, pread/pwrite), uring
     /// (one io_uring, processNum requests in flight) or tokio-uring (the
     /// same on the tokio-uring runtime).
-    #[arg(long, short, value_parser = super::engine_parser(), default_value = "uring")]
+    #[arg(long, short, value_parser = super::engine_parser(), default_value = "psync")]
     pub engine: EngineKind,
     /// Use O_DIRECT on files (raw devices always do).
     #[arg(long)]

@@ -27,10 +27,17 @@
 //! its requests cached, the prediction is the `chen` model's on the clean
 //! curves.
 
-use crate::predict::{PredictError, Prediction, Predictor};
+use crate::predict::{Param, PredictError, Prediction, Predictor};
 use willy::doc::profile::{Probe, Profile};
 use willy::units::Bytes;
 use willy::workload::Workload;
+
+/// The parameters whose effects add as time per request in the disk
+/// region: seeking and transferring are two costs of one device, so
+/// sizeMean and seqFrac interact (`seek·(1 - seqFrac) + size / rate`).
+/// readFrac too was tried: better on ssd and sparc1990, far worse on hdd
+/// (docs/PREDICTION.md).
+const ADDITIVE: [Param; 2] = [Param::SizeMean, Param::SeqFrac];
 
 /// The two classes are told apart only when Che's approximation keeps at
 /// least this share of the cached class's requests in the cache. A miss
@@ -45,9 +52,10 @@ const SEPARATE: f64 = 0.999;
 /// The `willy` model.
 #[derive(Clone, Debug)]
 pub struct Composed {
-    /// Chen's model on the profile's curves.
+    /// Chen's model on the profile's curves, with sizeMean and seqFrac
+    /// adding in the disk region.
     chen: Predictor,
-    /// Chen's model on the curves kept clean of mixed shares.
+    /// The same on the curves kept clean of mixed shares.
     base: Predictor,
     /// The largest cache that serves reads, bytes.
     cache: Option<f64>,
@@ -56,7 +64,7 @@ pub struct Composed {
 impl Composed {
     /// Makes `p` ready; the same checks as [`Predictor::new`].
     pub fn new(p: &Profile) -> Result<Composed, PredictError> {
-        let chen = Predictor::new(p)?;
+        let chen = Predictor::new(p)?.additive_in_last_region(&ADDITIVE);
         let cache = read_cache(p);
         let mut clean = p.clone();
         if let Some(c) = cache {
@@ -83,7 +91,7 @@ impl Composed {
         }
         Ok(Composed {
             chen,
-            base: Predictor::new(&clean)?,
+            base: Predictor::new(&clean)?.additive_in_last_region(&ADDITIVE),
             cache,
         })
     }

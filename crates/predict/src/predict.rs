@@ -184,6 +184,9 @@ pub struct Predictor {
     unique: Curve,
     regions: Vec<RegionModel>,
     ranges: crate::profile::Ranges,
+    /// Parameters whose effects add as time per request instead of
+    /// multiplying throughput (none in Chen's model).
+    additive: Vec<Param>,
 }
 
 impl Predictor {
@@ -249,7 +252,18 @@ impl Predictor {
             unique,
             regions,
             ranges: p.ranges.clone(),
+            additive: Vec::new(),
         })
+    }
+
+    /// The same, with `params`' effects in the last region (the disk's,
+    /// or a system without a cache's only one) added as time per request
+    /// instead of multiplied as throughput: there one device serves every
+    /// request, and its costs add (`seek·(1 - seqFrac) + size / rate`).
+    /// Where the sum would not be positive, the product is used.
+    pub fn additive_in_last_region(mut self, params: &[Param]) -> Predictor {
+        self.additive = params.to_vec();
+        self
     }
 
     /// The uniqueBytes curve.
@@ -321,16 +335,34 @@ impl Predictor {
         }
         let uc = r.unique.as_ref().unwrap_or(&self.unique);
         let mut factor = uc.at(u).0 / uc.at(r.focal.unique_bytes.0 as f64).0;
+        // The focal point lies on every curve of its region.
+        let focal_tp = r.curves[0].at(Param::SizeMean.of(&r.focal)).0;
+        // Time per request of one generator at the focal point, and what
+        // the additive parameters add to it (see additive_in_last_region).
+        let zf = r.focal.size_mean.0 as f64;
+        let nf = f64::from(r.focal.process_num);
+        let tf = zf * nf / focal_tp;
+        let (mut dt, mut z, mut ratios) = (0.0, zf, 1.0);
         for (param, c) in REGION_PARAMS.iter().zip(&r.curves) {
             let (t, out) = c.at(param.of(w));
             if out {
                 extrapolated.push(param.name().to_string());
             }
-            factor *= t / c.at(param.of(&r.focal)).0;
+            let ratio = t / c.at(param.of(&r.focal)).0;
+            if k + 1 == self.regions.len() && self.additive.contains(param) {
+                let zp = if *param == Param::SizeMean { param.of(w) } else { zf };
+                if *param == Param::SizeMean {
+                    z = zp;
+                }
+                dt += zp * nf / t - tf;
+                ratios *= ratio;
+            } else {
+                factor *= ratio;
+            }
         }
-        // The focal point lies on every curve of its region.
-        let focal_tp = r.curves[0].at(Param::SizeMean.of(&r.focal)).0;
-        let tp = focal_tp * factor;
+        let t = tf + dt;
+        let added = if t > 0.0 && dt != 0.0 { z * nf / t / focal_tp } else { ratios };
+        let tp = focal_tp * factor * added;
         let iops = tp / w.effective_size_mean();
         let response = f64::from(w.process_num) / iops - w.cpu_think.0.as_secs_f64();
         Prediction {

@@ -58,7 +58,7 @@ pub struct RunConfig {
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
-            engine: EngineKind::Uring,
+            engine: EngineKind::Psync,
             seed: 1,
             interval: Duration::from_millis(250),
             min_duration: Duration::from_secs(5),

@@ -93,7 +93,8 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    /// Every engine, the default ([`EngineKind::Uring`]) among them.
+    /// Every engine, the default ([`EngineKind::Psync`], as in Chen's Willy
+    /// and fio) among them.
     pub const ALL: [EngineKind; 3] = [EngineKind::Psync, EngineKind::Uring, EngineKind::TokioUring];
 
     /// The name used on the command line and in reports.
