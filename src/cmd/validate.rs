@@ -351,7 +351,7 @@ fn print_models(report: &ValidationReport) {
     let selected = report.model.as_deref().unwrap_or("chen");
     let mut head = format!("{:<17} {:>8}", "model", "overall");
     for r in &report.regions {
-        head += &format!(" {:>13}", format!("region {} ({})", r.region, r.workloads));
+        head += &format!(" {:>15}", format!("region {} ({})", r.region, r.workloads));
     }
     println!("{head}");
     for (name, e) in &report.median_abs_error_by_model {
@@ -359,7 +359,7 @@ fn print_models(report: &ValidationReport) {
         let mut line = format!("{:<17} {:>8}", format!("{name}{mark}"), pct(*e));
         for r in &report.regions {
             let v = r.median_abs_error_by_model.get(name).map(|&x| pct(x));
-            line += &format!(" {:>13}", v.unwrap_or_else(|| "-".into()));
+            line += &format!(" {:>15}", v.unwrap_or_else(|| "-".into()));
         }
         println!("{line}");
     }

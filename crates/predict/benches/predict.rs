@@ -32,6 +32,14 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    let willy = willy_predict::model("willy", &p).expect("usable");
+    g.bench_function("1000 random workloads, willy model", |b| {
+        b.iter(|| {
+            for w in &ws {
+                black_box(willy.predict(black_box(w)));
+            }
+        })
+    });
     g.finish();
     let v: ValidationReport = serde_json::from_str(&doc("validation.json")).expect("parses");
     let mut g = c.benchmark_group("plot");

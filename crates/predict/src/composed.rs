@@ -17,7 +17,12 @@
 //!   (`C / U`) taken out. The classes' throughputs add.
 //! - **The shared bottleneck.** The sum is bounded by what all `N`
 //!   generators reach with everything cached (the bottleneck law: the CPUs
-//!   copying memory serve both classes).
+//!   copying memory serve both classes). And in every region but the last,
+//!   no prediction goes beyond the most that region's curves measured:
+//!   there one resource gives both sizeMean's and processNum's gains, and
+//!   their product would count it twice ([`Predictor::bounded_by_peak`]).
+//! - **Costs that add.** In the last region, sizeMean's and seqFrac's
+//!   effects add as time per request ([`Predictor::additive_in_last_region`]).
 //! - **Curves kept clean of it.** A processNum curve measured beyond the
 //!   cache has points whose shares fit the cache; they mix the two classes
 //!   and are left out of that curve (it is then flat beyond its last clean
@@ -53,7 +58,8 @@ const SEPARATE: f64 = 0.999;
 #[derive(Clone, Debug)]
 pub struct Composed {
     /// Chen's model on the profile's curves, with sizeMean and seqFrac
-    /// adding in the disk region.
+    /// adding in the disk region and the other regions bounded by their
+    /// peak.
     chen: Predictor,
     /// The same on the curves kept clean of mixed shares.
     base: Predictor,
@@ -64,7 +70,9 @@ pub struct Composed {
 impl Composed {
     /// Makes `p` ready; the same checks as [`Predictor::new`].
     pub fn new(p: &Profile) -> Result<Composed, PredictError> {
-        let chen = Predictor::new(p)?.additive_in_last_region(&ADDITIVE);
+        let chen = Predictor::new(p)?
+            .additive_in_last_region(&ADDITIVE)
+            .bounded_by_peak();
         let cache = read_cache(p);
         let mut clean = p.clone();
         if let Some(c) = cache {
@@ -91,7 +99,9 @@ impl Composed {
         }
         Ok(Composed {
             chen,
-            base: Predictor::new(&clean)?.additive_in_last_region(&ADDITIVE),
+            base: Predictor::new(&clean)?
+                .additive_in_last_region(&ADDITIVE)
+                .bounded_by_peak(),
             cache,
         })
     }
@@ -166,24 +176,25 @@ impl Composed {
         // disk-side prediction at `u` mixes hits C/u and misses).
         let rf = w.read_frac;
         let cached_u = (c / 2.0).min(k * s);
-        let t_hit = |m: f64| m.max(1.0) * z / self.with(w, cached_u, m, rf);
         let h_u = (c / u).min(1.0);
-        let t_miss = |m: f64| {
-            let mix = m.max(1.0) * z / self.with(w, u, m, rf);
-            let hit = t_hit(m);
+        let procs = w.process_num as usize;
+        let mut t_hit = Memo::new(procs, |m| m * z / self.with(w, cached_u, m, rf));
+        let mut t_miss = Memo::new(procs, |m| {
+            let mix = m * z / self.with(w, u, m, rf);
+            let hit = m * z / self.with(w, cached_u, m, rf);
             if h_u >= 1.0 || mix <= hit {
                 mix
             } else {
                 (mix - h_u * hit) / (1.0 - h_u)
             }
-        };
+        });
         let (mut hc, mut hu) = (1.0f64, ((c - k * s) / ((n - k) * s)).clamp(0.0, 1.0));
         // Generators busy copying and waiting for the storage: each
         // class's share of its time in each, summed.
         let (mut busy_hit, mut busy_miss) = (k, n - k);
         let (mut xc, mut xu) = (0.0, 0.0);
         for _ in 0..50 {
-            let (th, tm) = (t_hit(busy_hit), t_miss(busy_miss));
+            let (th, tm) = (t_hit.at(busy_hit), t_miss.at(busy_miss));
             let time = |h: f64| h * th + (1.0 - h) * tm;
             let (tc, tu) = (time(hc), time(hu));
             xc = z / tc;
@@ -199,6 +210,29 @@ impl Composed {
             }
         }
         (hc, k * xc + (n - k) * xu)
+    }
+}
+
+/// A function of a whole number of generators, 1 to `n`, computed once
+/// for each.
+struct Memo<F: Fn(f64) -> f64> {
+    f: F,
+    v: Vec<Option<f64>>,
+}
+
+impl<F: Fn(f64) -> f64> Memo<F> {
+    fn new(n: usize, f: F) -> Memo<F> {
+        Memo {
+            f,
+            v: vec![None; n.max(1) + 1],
+        }
+    }
+
+    /// The value at `m` rounded, within 1 to `n`.
+    fn at(&mut self, m: f64) -> f64 {
+        let i = (m.round().max(1.0) as usize).min(self.v.len() - 1);
+        let f = &self.f;
+        *self.v[i].get_or_insert_with(|| f(i as f64))
     }
 }
 
@@ -366,6 +400,37 @@ mod tests {
         // Without the bound the classes would add up to more.
         let (hc, sum) = m.classes(&w, GIB as f64);
         assert!(hc >= SEPARATE && sum > 2e9 * 1.001, "{hc} {sum}");
+    }
+
+    /// One CPU-like resource behind both gains: two CPUs, each copying
+    /// a request in 0.1 ms plus 1 GB/s, but 1 GB/s of memory bandwidth in
+    /// all. The sizeMean curve (one generator: 0.91 GB/s at 1 MiB) and the
+    /// processNum curve (64 KiB: 0.79 GB/s with two) each stay below it;
+    /// their product at 1 MiB and two generators (1.8 GB/s) does not.
+    #[test]
+    fn a_shared_bottleneck_bounds_the_product_of_its_gains() {
+        let tp = |w: &Workload| {
+            let z = w.size_mean.0 as f64;
+            let n = f64::from(w.process_num).min(2.0);
+            (n * z / (1e-4 + z / 1e9)).min(1e9)
+        };
+        let p = synthetic(tp);
+        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let w = Workload::of(64 << 20, 1 << 20, 0.5, 0.5, 2);
+        let truth = tp(&w);
+        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        let peak = p.points[..=p.regions[0].curves.process_num[3]]
+            .iter()
+            .map(|x| x.throughput_bytes_per_sec)
+            .fold(0.0, f64::max);
+        assert!(chen > 1.5e9, "chen {chen}");
+        assert!(willy <= peak * (1.0 + 1e-9), "willy {willy}, peak {peak}");
+        let err = |x: f64| (x / truth - 1.0).abs();
+        assert!(
+            err(willy) < 0.1 && err(chen) > 0.5,
+            "{willy} {chen} {truth}"
+        );
     }
 
     proptest! {

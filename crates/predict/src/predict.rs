@@ -187,6 +187,9 @@ pub struct Predictor {
     /// Parameters whose effects add as time per request instead of
     /// multiplying throughput (none in Chen's model).
     additive: Vec<Param>,
+    /// Whether the regions before the last are bounded by their peak
+    /// (not in Chen's model).
+    bounded: bool,
 }
 
 impl Predictor {
@@ -253,6 +256,7 @@ impl Predictor {
             regions,
             ranges: p.ranges.clone(),
             additive: Vec::new(),
+            bounded: false,
         })
     }
 
@@ -263,6 +267,16 @@ impl Predictor {
     /// Where the sum would not be positive, the product is used.
     pub fn additive_in_last_region(mut self, params: &[Param]) -> Predictor {
         self.additive = params.to_vec();
+        self
+    }
+
+    /// The same, with every region but the last bounded by the most its
+    /// curves measured (scaled by its uniqueBytes curve to the workload's
+    /// uniqueBytes): there one resource, the CPUs copying memory, gives
+    /// both sizeMean's and processNum's gains, and their product must not
+    /// go beyond what that resource ever delivered (the bottleneck law).
+    pub fn bounded_by_peak(mut self) -> Predictor {
+        self.bounded = true;
         self
     }
 
@@ -350,7 +364,11 @@ impl Predictor {
             }
             let ratio = t / c.at(param.of(&r.focal)).0;
             if k + 1 == self.regions.len() && self.additive.contains(param) {
-                let zp = if *param == Param::SizeMean { param.of(w) } else { zf };
+                let zp = if *param == Param::SizeMean {
+                    param.of(w)
+                } else {
+                    zf
+                };
                 if *param == Param::SizeMean {
                     z = zp;
                 }
@@ -361,8 +379,21 @@ impl Predictor {
             }
         }
         let t = tf + dt;
-        let added = if t > 0.0 && dt != 0.0 { z * nf / t / focal_tp } else { ratios };
-        let tp = focal_tp * factor * added;
+        let added = if t > 0.0 && dt != 0.0 {
+            z * nf / t / focal_tp
+        } else {
+            ratios
+        };
+        let mut tp = focal_tp * factor * added;
+        if self.bounded && k + 1 < self.regions.len() {
+            // See bounded_by_peak.
+            let peak = r
+                .curves
+                .iter()
+                .flat_map(|c| c.ys.iter().copied())
+                .fold(0.0, f64::max);
+            tp = tp.min(peak * uc.at(u).0 / uc.at(r.focal.unique_bytes.0 as f64).0);
+        }
         let iops = tp / w.effective_size_mean();
         let response = f64::from(w.process_num) / iops - w.cpu_think.0.as_secs_f64();
         Prediction {

@@ -183,6 +183,20 @@ impl Target {
         (self.files[n].as_raw_fd(), self.bases[n])
     }
 
+    /// Writes willy's own dirty pages of these files back to the disk
+    /// (`fdatasync`), so that one measurement's writes are not billed to
+    /// the next. Raw devices are written with O_DIRECT: nothing to do.
+    pub fn write_back(&self) -> Result<(), Error> {
+        if self.kind != TargetKind::Files {
+            return Ok(());
+        }
+        for (f, p) in self.files.iter().zip(&self.created) {
+            f.sync_data()
+                .map_err(|e| Error::io(format!("writing back {}", p.display()), e))?;
+        }
+        Ok(())
+    }
+
     /// The files (or the device's regions), one per generator, for fio.
     pub fn fio_layout(&self) -> crate::fio::Layout {
         match self.kind {

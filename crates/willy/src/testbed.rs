@@ -306,6 +306,11 @@ impl Testbed {
             Bed::Sim(sim) => Ok(crate::run::run_sim_many(ws, cfg, sim, self.direct)?.0),
             Bed::Real { held, .. } => {
                 let (_, targets) = held.as_ref().expect("prepared");
+                // The last measurement's writes go to disk now, not during
+                // this one.
+                for t in targets {
+                    t.write_back()?;
+                }
                 let parts: Vec<(&Workload, &Target)> = ws.iter().zip(targets).collect();
                 let before = crate::background::Sample::now();
                 let mut ms = crate::run::run_many(&parts, cfg, observe)?;
