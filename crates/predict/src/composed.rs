@@ -250,19 +250,27 @@ fn che(c: f64, classes: &[(f64, f64, f64)]) -> f64 {
     if total <= c {
         return f64::INFINITY;
     }
-    let (mut lo, mut hi) = (0.0, 1.0);
-    while filled(hi) < c && hi < 1e12 {
-        hi *= 2.0;
-    }
-    for _ in 0..60 {
-        let mid = 0.5 * (lo + hi);
-        if filled(mid) < c {
-            lo = mid;
-        } else {
-            hi = mid;
+    // Newton's method from t = 0: `filled` is increasing and concave, so
+    // the iterates rise to the root without passing it.
+    let slope = |t: f64| -> f64 {
+        classes
+            .iter()
+            .map(|&(m, b, x)| m * x * (-x * t / b).exp())
+            .sum()
+    };
+    let mut t = 0.0f64;
+    for _ in 0..200 {
+        let (gap, d) = (c - filled(t), slope(t));
+        if gap <= 1e-12 * c || d <= 0.0 {
+            break;
         }
+        let next = t + gap / d;
+        if next <= t * (1.0 + 1e-12) {
+            break;
+        }
+        t = next;
     }
-    0.5 * (lo + hi)
+    t
 }
 
 /// The largest cache found by the read probe; else the largest of any.
