@@ -5,7 +5,7 @@
 //! The workloads are measured the way the profile's points were: with its
 //! engine (unless `--engine` says otherwise) and its O_DIRECT setting.
 
-use super::{check_json_path, check_resume, load_profile, model};
+use super::{check_json_path, check_resume, load_profile};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -212,7 +212,14 @@ fn open(
 
 pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
     let profile = load_profile(&args.profile)?;
-    let pred = model(&args.model, &args.profile, &profile)?;
+    let models = willy_predict::all_models(&profile)
+        .map_err(|e| Error::Usage(format!("{}: {e}", args.profile.display())))?;
+    let selected = willy_predict::canonical(&args.model);
+    let pred = models
+        .iter()
+        .find(|(n, _)| *n == selected)
+        .map(|(_, m)| m.as_ref())
+        .expect("--model is one of MODELS");
     if args.samples == 0 {
         return Err(Error::Usage("--samples must be at least 1".into()).into());
     }
@@ -229,10 +236,8 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
         engine: cfg.engine,
         direct: bed.direct(),
         seed: args.seed,
-        model: args.model.replace("product", "chen"),
+        model: selected.to_string(),
     };
-    let models = willy_predict::all_models(&profile)
-        .map_err(|e| Error::Usage(format!("{}: {e}", args.profile.display())))?;
     let mut passes = Passes {
         setting: Setting {
             seed: args.seed,
@@ -247,13 +252,7 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
         cfg,
         interrupt: &interrupt,
     };
-    let report = match measure_all(
-        &args,
-        &profile,
-        (pred.as_ref(), &models),
-        &mut passes,
-        setup,
-    ) {
+    let report = match measure_all(&args, &profile, (pred, &models), &mut passes, setup) {
         Err(Error::Interrupted) => {
             drop(passes); // the files go first
             eprintln!(

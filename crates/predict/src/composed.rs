@@ -29,8 +29,9 @@
 //!   point), so the composition is not counted twice.
 //!
 //! Where no share fits, or the cached class would not keep [`SEPARATE`] of
-//! its requests cached, the prediction is the `chen` model's on the clean
-//! curves.
+//! its requests cached, the workload is predicted whole: Chen's product on
+//! the profile's own curves (whose processNum curve measured the mixing),
+//! with the bound and the costs that add.
 
 use crate::predict::{Param, PredictError, Prediction, Predictor};
 use willy::doc::profile::{Probe, Profile};
@@ -59,8 +60,8 @@ const SEPARATE: f64 = 0.999;
 pub struct Composed {
     /// Chen's model on the profile's curves, with sizeMean and seqFrac
     /// adding in the disk region and the other regions bounded by their
-    /// peak.
-    chen: Predictor,
+    /// peak: for the whole workload, where the classes do not apply.
+    whole: Predictor,
     /// The same on the curves kept clean of mixed shares.
     base: Predictor,
     /// The largest cache that serves reads, bytes.
@@ -70,7 +71,7 @@ pub struct Composed {
 impl Composed {
     /// Makes `p` ready; the same checks as [`Predictor::new`].
     pub fn new(p: &Profile) -> Result<Composed, PredictError> {
-        let chen = Predictor::new(p)?
+        let whole = Predictor::new(p)?
             .additive_in_last_region(&ADDITIVE)
             .bounded_by_peak();
         let cache = read_cache(p);
@@ -98,7 +99,7 @@ impl Composed {
             }
         }
         Ok(Composed {
-            chen,
+            whole,
             base: Predictor::new(&clean)?
                 .additive_in_last_region(&ADDITIVE)
                 .bounded_by_peak(),
@@ -113,7 +114,7 @@ impl Composed {
 
     /// Predicts `w`.
     pub fn predict(&self, w: &Workload) -> Prediction {
-        let whole = self.chen.predict(w);
+        let whole = self.whole.predict(w);
         let n = w.process_num;
         let u = w.unique_bytes.0 as f64;
         let Some(c) = self.cache else { return whole };
@@ -148,13 +149,13 @@ impl Composed {
         let n = f64::from(w.process_num);
         let s = w.unique_bytes.0 as f64 / n;
         let k = (c / s).floor().min(n);
-        let chen = || self.chen.predict(w).predicted_throughput_bytes_per_sec;
+        let whole = || self.whole.predict(w).predicted_throughput_bytes_per_sec;
         if k < 1.0 {
-            return chen();
+            return whole();
         }
         let (hc, sum) = self.classes(w, c);
         if hc < SEPARATE {
-            return chen();
+            return whole();
         }
         let cap = self.with(w, (c / 2.0).min(k * s), n, w.read_frac);
         sum.min(cap)

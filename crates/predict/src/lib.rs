@@ -61,10 +61,19 @@ pub fn all_models(p: &Profile) -> Result<Vec<Named>, PredictError> {
     MODELS.iter().map(|&n| Ok((n, model(n, p)?))).collect()
 }
 
+/// The name in [`MODELS`] of `name` (`product` is `chen`).
+pub fn canonical(name: &str) -> &str {
+    if name == "product" {
+        "chen"
+    } else {
+        name
+    }
+}
+
 /// The model `name` (one of [`MODEL_NAMES`]) made ready from profile `p`.
 pub fn model(name: &str, p: &Profile) -> Result<Box<dyn Model>, PredictError> {
-    match name {
-        "chen" | "product" => Ok(Box::new(Predictor::new(p)?)),
+    match canonical(name) {
+        "chen" => Ok(Box::new(Predictor::new(p)?)),
         "willy" => Ok(Box::new(composed::Composed::new(p)?)),
         other => Err(PredictError::Workload(format!(
             "unknown model {other:?} (known: {})",

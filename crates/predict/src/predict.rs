@@ -156,6 +156,8 @@ struct RegionModel {
     curves: [Curve; 4],
     /// The region's own uniqueBytes curve, if the profile has one.
     unique: Option<Curve>,
+    /// The most any of its four curves measured.
+    peak: f64,
 }
 
 const REGION_PARAMS: [Param; 4] = [
@@ -233,6 +235,16 @@ impl Predictor {
             for (param, idx) in REGION_PARAMS.iter().zip(lists) {
                 positive(&format!("region {k}'s {} curve", param.name()), idx)?;
             }
+            let curves = [
+                curve(Param::SizeMean, &c.size_mean),
+                curve(Param::ReadFrac, &c.read_frac),
+                curve(Param::SeqFrac, &c.seq_frac),
+                curve(Param::ProcessNum, &c.process_num),
+            ];
+            let peak = curves
+                .iter()
+                .flat_map(|c| c.ys.iter().copied())
+                .fold(0.0, f64::max);
             regions.push(RegionModel {
                 from: r.from_unique_bytes as f64,
                 to: r.to_unique_bytes as f64,
@@ -243,12 +255,8 @@ impl Predictor {
                             .map(|_| curve(Param::UniqueBytes, &c.unique_bytes))
                     })
                     .transpose()?,
-                curves: [
-                    curve(Param::SizeMean, &c.size_mean),
-                    curve(Param::ReadFrac, &c.read_frac),
-                    curve(Param::SeqFrac, &c.seq_frac),
-                    curve(Param::ProcessNum, &c.process_num),
-                ],
+                curves,
+                peak,
             });
         }
         Ok(Predictor {
@@ -387,12 +395,7 @@ impl Predictor {
         let mut tp = focal_tp * factor * added;
         if self.bounded && k + 1 < self.regions.len() {
             // See bounded_by_peak.
-            let peak = r
-                .curves
-                .iter()
-                .flat_map(|c| c.ys.iter().copied())
-                .fold(0.0, f64::max);
-            tp = tp.min(peak * uc.at(u).0 / uc.at(r.focal.unique_bytes.0 as f64).0);
+            tp = tp.min(r.peak * uc.at(u).0 / uc.at(r.focal.unique_bytes.0 as f64).0);
         }
         let iops = tp / w.effective_size_mean();
         let response = f64::from(w.process_num) / iops - w.cpu_think.0.as_secs_f64();

@@ -343,38 +343,28 @@ pub struct Setup {
 
 /// Every model's median error over `points` (from their
 /// `error_by_model`), by name.
-pub fn median_by_model<'a>(
-    points: impl IntoIterator<Item = &'a ValidatedPoint> + Clone,
-) -> BTreeMap<String, f64> {
-    let names: std::collections::BTreeSet<&String> = points
-        .clone()
-        .into_iter()
-        .flat_map(|p| p.error_by_model.keys())
-        .collect();
-    names
-        .into_iter()
-        .map(|n| {
-            let e: Vec<f64> = points
-                .clone()
-                .into_iter()
-                .filter_map(|p| p.error_by_model.get(n).copied())
-                .collect();
-            (n.clone(), median(&e))
-        })
-        .collect()
+pub fn median_by_model(points: &[&ValidatedPoint]) -> BTreeMap<String, f64> {
+    let mut errors: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for p in points {
+        for (n, &e) in &p.error_by_model {
+            errors.entry(n.clone()).or_default().push(e);
+        }
+    }
+    errors.into_iter().map(|(n, e)| (n, median(&e))).collect()
 }
 
 /// [`median_by_model`] for each region the points were predicted in.
 pub fn by_region(points: &[ValidatedPoint]) -> Vec<RegionErrors> {
-    let last = points.iter().map(|p| p.region).max().unwrap_or(0);
-    (0..=last)
-        .filter_map(|k| {
-            let here: Vec<&ValidatedPoint> = points.iter().filter(|p| p.region == k).collect();
-            (!here.is_empty()).then(|| RegionErrors {
-                region: k,
-                workloads: here.len(),
-                median_abs_error_by_model: median_by_model(here.iter().copied()),
-            })
+    let mut regions: BTreeMap<usize, Vec<&ValidatedPoint>> = BTreeMap::new();
+    for p in points {
+        regions.entry(p.region).or_default().push(p);
+    }
+    regions
+        .into_iter()
+        .map(|(k, here)| RegionErrors {
+            region: k,
+            workloads: here.len(),
+            median_abs_error_by_model: median_by_model(&here),
         })
         .collect()
 }
@@ -421,7 +411,7 @@ pub fn report(
         direct: Some(setup.direct),
         seed,
         model: Some(setup.model),
-        median_abs_error_by_model: median_by_model(&points),
+        median_abs_error_by_model: median_by_model(&points.iter().collect::<Vec<_>>()),
         regions: by_region(&points),
         median_abs_error: median(&errors),
         median_abs_error_ci90: bootstrap_median_ci(&errors, 0.9, seed),
