@@ -8,6 +8,8 @@
 //! 129 by SIGHUP.
 
 mod cmd;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod output;
 mod progress;
 

@@ -10,9 +10,20 @@ pub struct Progress {
     bar: Option<ProgressBar>,
     last_line: Option<Instant>,
     stage: &'static str,
+    quiet: bool,
 }
 
 impl Progress {
+    /// No progress at all (the ranks but the first of an `--mpi` run).
+    pub fn quiet() -> Progress {
+        Progress {
+            bar: None,
+            last_line: None,
+            stage: "",
+            quiet: true,
+        }
+    }
+
     pub fn new() -> Progress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let b = ProgressBar::new(100);
@@ -28,10 +39,14 @@ impl Progress {
             bar,
             last_line: None,
             stage: "",
+            quiet: false,
         }
     }
 
     fn show(&mut self, stage: &'static str, frac: f64, msg: String) {
+        if self.quiet {
+            return;
+        }
         match &self.bar {
             Some(b) => {
                 b.set_prefix(stage);

@@ -138,8 +138,28 @@ pub struct RunArgs {
     pub focus: FocusArg,
     /// Run inside a memory cgroup of this size (beneath willy's own, removed
     /// afterwards), so that the file cache is about this big, e.g. 1GiB.
+    /// With --mpi, one per host, shared by its ranks.
     #[arg(long)]
     pub cache_limit: Option<Bytes>,
+
+    /// Run as one rank of `mpirun -np N willy run --mpi ...` (a willy built
+    /// with `--features mpi`): processNum and uniqueBytes are across all
+    /// ranks, each rank runs its share of the generators on its own files,
+    /// the ranks measure over the same window, and rank 0 writes the total
+    /// with per-rank and per-node figures. `{rank}` in --target is each
+    /// rank's number (node-local paths).
+    #[arg(long, conflicts_with = "compare_fio", help_heading = "Many clients")]
+    pub mpi: bool,
+    /// With --mpi: IOR's stonewalling. Each rank plans to move this many
+    /// bytes in the measurement; all stop when the first has (or at
+    /// --max-time), instead of on the stopping rule.
+    #[arg(
+        long,
+        requires = "mpi",
+        conflicts_with = "scale",
+        help_heading = "Many clients"
+    )]
+    pub stonewall: Option<Bytes>,
 }
 
 /// `--verify`'s level: see [`willy::verify::Level`].
@@ -179,6 +199,7 @@ impl RunArgs {
             allow_device_writes: self.allow_device_writes,
             cache_limit: self.cache_limit.map(|b| b.0),
             verify: self.verify.map(Into::into),
+            cluster: None,
         }
     }
 
@@ -196,6 +217,8 @@ impl RunArgs {
             warmup_max: self.warmup_max.unwrap_or(long),
             interrupt,
             verify: self.verify.map(Into::into),
+            cluster: None,
+            stonewall_bytes: self.stonewall.map(|b| b.0),
         }
     }
 }
@@ -265,6 +288,45 @@ fn check_threads(w: &Workload, engine: EngineKind) -> Result<(), Error> {
 }
 
 pub fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
+    if args.mpi {
+        return on_ranks(args, interrupt);
+    }
+    run_as(args, interrupt, None)
+}
+
+/// `--mpi`: this process as one rank of `mpirun`'s.
+#[cfg(feature = "mpi")]
+fn on_ranks(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
+    let session = crate::mpi::Session::start(interrupt.clone())?;
+    let rank = session.cluster().rank();
+    let r = run_as(args, interrupt, Some(session.cluster()));
+    session.end(r.is_ok());
+    // Bad input is the same on every rank: rank 0 says it, once.
+    let usage = r
+        .as_ref()
+        .err()
+        .and_then(|e| e.downcast_ref::<Error>())
+        .is_some_and(Error::is_usage);
+    if usage && rank != 0 {
+        std::process::exit(2);
+    }
+    r
+}
+
+#[cfg(not(feature = "mpi"))]
+fn on_ranks(_: RunArgs, _: Arc<AtomicBool>) -> anyhow::Result<()> {
+    Err(Error::Usage(
+        "--mpi needs a willy built with MPI: apt-get install libopenmpi-dev openmpi-bin libclang-dev, then cargo build --release --features mpi".into(),
+    )
+    .into())
+}
+
+/// Runs (or scales) on one process, or as one rank of `cluster`.
+fn run_as(
+    args: RunArgs,
+    interrupt: Arc<AtomicBool>,
+    cluster: Option<willy::cluster::ClusterRef>,
+) -> anyhow::Result<()> {
     let w = workload_of(&args)?;
     let target = TargetArg::parse(args.target.as_deref());
     // Virtual time costs little: let simulated runs go on until the interval
@@ -289,14 +351,30 @@ pub fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> 
     if let Some(p) = &args.json {
         check_json_path(p)?;
     }
+    let first = cluster.as_ref().is_none_or(|c| c.rank() == 0);
     // The cgroup and the files go when the testbed does, however this
     // function returns.
-    super::note_leftovers(&target);
-    let mut bed = Testbed::open(target, &args.testbed_options())?;
+    if first {
+        super::note_leftovers(&target);
+    }
+    let opts = TestbedOptions {
+        cluster,
+        ..args.testbed_options()
+    };
+    let mut bed = Testbed::open(target, &opts)?;
+    if args.scale && !first {
+        // Rank 0 plans and says what to measure.
+        return Ok(bed.follow(interrupt)?);
+    }
     if args.scale {
+        bed.lead();
         return super::scale::run(&args, &w, cfg, &mut bed, &interrupt);
     }
-    let mut prog = Progress::new();
+    let mut prog = if first {
+        Progress::new()
+    } else {
+        Progress::quiet()
+    };
     let ws = std::slice::from_ref(&w);
     let mut fill = |done: u64, total: u64| {
         prog.filling(done, total);
@@ -314,6 +392,9 @@ pub fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> 
         r.compare_fio = Some(compare_fio(&bed, &r)?);
     }
     drop(bed);
+    if !first {
+        return Ok(()); // rank 0 reports
+    }
     finish(&args, r)
 }
 

@@ -489,6 +489,10 @@ fn profile_of(scaled: willy_scale::scaler::Scaled, bed: &Testbed, cfg: &RunConfi
         regions: scaled.regions,
         cache_sizes_bytes: scaled.cache_sizes_bytes,
         caches: scaled.caches,
+        mpi: bed.cluster().map(|c| willy::doc::profile::MpiRanks {
+            ranks: c.size(),
+            hosts: c.hosts().to_vec(),
+        }),
     }
 }
 

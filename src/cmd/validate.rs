@@ -198,6 +198,7 @@ fn open(
             args.cache_limit.map(|b| b.0).or(profile.cache_limit_bytes)
         },
         verify: None,
+        cluster: None,
     };
     super::note_leftovers(&target);
     let bed = Testbed::open(target, &opts)?;

@@ -36,6 +36,19 @@ pub struct Background {
     pub disturbed: bool,
 }
 
+impl Background {
+    /// The same, with `cores` more of the busy cores counted as willy's
+    /// own (the other ranks on this host of a run on several ranks).
+    pub fn less_cores(self, cores: f64) -> Background {
+        let other = (self.other_cores_busy - cores).max(0.0);
+        Background {
+            other_cores_busy: other,
+            disturbed: other >= BUSY_CORES || self.steal_frac >= STEAL_FRAC,
+            ..self
+        }
+    }
+}
+
 /// One reading of the counters.
 #[derive(Clone, Copy, Debug)]
 pub struct Sample {

@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 pub struct MemoryCgroup {
     dir: PathBuf,
     parent: PathBuf,
+    /// Made by this process (removed on drop), not joined.
+    owned: bool,
 }
 
 /// willy's own memory cgroup directory (cgroup v1).
@@ -93,7 +95,11 @@ impl MemoryCgroup {
                 parent.display()
             ))
         })?;
-        let cg = MemoryCgroup { dir, parent };
+        let cg = MemoryCgroup {
+            dir,
+            parent,
+            owned: true,
+        };
         write(&cg.dir.join("memory.limit_in_bytes"), &limit.to_string()).map_err(|e| {
             Error::Usage(format!(
                 "--cache-limit: cannot set the memory limit of {}: {e}",
@@ -101,6 +107,27 @@ impl MemoryCgroup {
             ))
         })?;
         Ok(cg)
+    }
+
+    /// A cgroup another process made (the first rank on this host, in a run
+    /// on several ranks), to [`add`](Self::add) this one to. On drop this
+    /// process moves back to the parent; the maker removes the cgroup.
+    pub fn join(dir: &Path) -> Result<MemoryCgroup, Error> {
+        let parent = dir
+            .parent()
+            .map(Path::to_path_buf)
+            .ok_or_else(|| Error::Usage(format!("{} is not a memory cgroup", dir.display())))?;
+        if !dir.join("cgroup.procs").exists() {
+            return Err(Error::Usage(format!(
+                "the memory cgroup {} is not there (is every rank of this host in the same cgroup namespace?)",
+                dir.display()
+            )));
+        }
+        Ok(MemoryCgroup {
+            dir: dir.to_path_buf(),
+            parent,
+            owned: false,
+        })
     }
 
     /// The cgroup's directory.
@@ -137,6 +164,13 @@ impl MemoryCgroup {
 
 impl Drop for MemoryCgroup {
     fn drop(&mut self) {
+        if !self.owned {
+            let _ = write(
+                &self.parent.join("cgroup.procs"),
+                &std::process::id().to_string(),
+            );
+            return;
+        }
         // A cgroup with processes cannot be removed: move them back first.
         for _ in 0..50 {
             let procs = std::fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default();

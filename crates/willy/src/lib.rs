@@ -11,6 +11,7 @@
 //! - [`cgroup`]: a memory cgroup beneath willy's own, to size the file cache;
 //! - [`run`]: the core loop that times every request and the stopping rule;
 //! - [`checkpoint`]: every measurement saved at once, for `--resume`;
+//! - [`cluster`]: one run on several ranks (MPI): shares, coordination, totals;
 //! - [`stats`]: batch means and confidence intervals;
 //! - [`report`]: the versioned result document of one run;
 //! - [`doc`]: the other documents (profile, validation, predictions, comparison).
@@ -29,6 +30,7 @@ pub mod analysis;
 pub mod background;
 pub mod cgroup;
 pub mod checkpoint;
+pub mod cluster;
 pub mod doc;
 pub mod engine;
 pub mod fio;
@@ -63,6 +65,10 @@ pub enum Error {
         /// The OS error.
         source: std::io::Error,
     },
+    /// Another rank of a run on several ranks failed or stopped answering
+    /// (the message names it).
+    #[error("{0}")]
+    Peer(String),
     /// The run was interrupted (Ctrl-C).
     #[error("interrupted")]
     Interrupted,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the run document. Bump on any incompatible change.
 /// Version 2 added `stopping.stalled`.
-pub const RUN_SCHEMA_VERSION: u32 = 3;
+pub const RUN_SCHEMA_VERSION: u32 = 4;
 
 /// One measured workload.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -87,6 +87,11 @@ pub struct Measurement {
     /// [`crate::background`]). Absent on simulated systems.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background: Option<crate::background::Background>,
+    /// A run on several ranks (`--mpi`): `ranks`, `nodes` and
+    /// `start_skew_secs`, the per-rank and per-node figures behind this
+    /// total. Absent otherwise.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<crate::cluster::ClusterInfo>,
 }
 
 /// The target of a run.

@@ -53,6 +53,12 @@ pub struct RunConfig {
     /// Stamp every block written and check every block read
     /// ([`crate::verify`]); real targets only.
     pub verify: Option<crate::verify::Level>,
+    /// Run as one rank of several ([`crate::cluster`]): the ranks start
+    /// and stop measuring together, on the sum of their throughputs.
+    pub cluster: Option<crate::cluster::ClusterRef>,
+    /// With `cluster`: stop when the first rank has moved this many bytes
+    /// in the measurement (IOR's stonewalling) instead of on the rule.
+    pub stonewall_bytes: Option<u64>,
 }
 
 impl Default for RunConfig {
@@ -68,6 +74,8 @@ impl Default for RunConfig {
             warmup_max: Duration::from_secs(60),
             interrupt: Arc::new(AtomicBool::new(false)),
             verify: None,
+            cluster: None,
+            stonewall_bytes: None,
         }
     }
 }
@@ -184,6 +192,11 @@ struct Meter {
     failure: Mutex<Option<Error>>,
     /// CPU (user, system) seconds at the start and the end of the measurement.
     cpu: Mutex<(Option<CpuSecs>, Option<CpuSecs>)>,
+    /// One rank of several: the phases move on in rounds
+    /// ([`crate::cluster::Coordinator`]), not in `tick`.
+    clustered: bool,
+    /// When the measurement started, wall clock (seconds since the epoch).
+    start_wall: Mutex<f64>,
 }
 
 const NOT_YET: u64 = u64::MAX;
@@ -222,6 +235,8 @@ impl Meter {
             interrupt: cfg.interrupt.clone(),
             failure: Mutex::new(None),
             cpu: Mutex::new((None, None)),
+            clustered: cfg.cluster.is_some(),
+            start_wall: Mutex::new(0.0),
         }
     }
 
@@ -294,18 +309,13 @@ impl Meter {
             self.stop_now();
             return;
         }
+        if self.clustered {
+            return;
+        }
         let ms = self.measure_start.load(Acquire);
         if ms == NOT_YET {
-            let el = t.saturating_sub(self.t0);
-            let primed = self.warm_bytes() >= self.warm_target;
-            let due = (primed && el >= self.warm_min) || el >= self.warm_max;
-            if due
-                && self
-                    .measure_start
-                    .compare_exchange(NOT_YET, t, AcqRel, Acquire)
-                    .is_ok()
-            {
-                self.cpu.lock().unwrap().0 = Some(cpu_times());
+            if self.warm_due(t) {
+                self.start(t);
             }
             return;
         }
@@ -328,9 +338,61 @@ impl Meter {
         let elapsed = k * self.interval;
         let met = ci.rel() <= self.target_rel && !stalled(&series);
         if (elapsed >= self.min && met) || elapsed >= self.max {
-            self.final_intervals.store(k, Relaxed);
-            self.cpu.lock().unwrap().1 = Some(cpu_times());
-            self.done.store(true, Release);
+            self.stop_at(k);
+        }
+    }
+
+    /// Whether the warm start could end at `t`: uniqueBytes moved and the
+    /// shortest warm start over, or the longest over.
+    fn warm_due(&self, t: u64) -> bool {
+        let el = t.saturating_sub(self.t0);
+        let primed = self.warm_bytes() >= self.warm_target;
+        (primed && el >= self.warm_min) || el >= self.warm_max
+    }
+
+    /// Ends the warm start at `t` (once).
+    fn start(&self, t: u64) {
+        if self
+            .measure_start
+            .compare_exchange(NOT_YET, t, AcqRel, Acquire)
+            .is_ok()
+        {
+            self.cpu.lock().unwrap().0 = Some(cpu_times());
+            let wall = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            *self.start_wall.lock().unwrap() = wall.map_or(0.0, |d| d.as_secs_f64());
+        }
+    }
+
+    /// Ends the measurement after `k` intervals.
+    fn stop_at(&self, k: u64) {
+        self.final_intervals.store(k, Relaxed);
+        self.evaluated.store(k, Relaxed);
+        self.cpu.lock().unwrap().1 = Some(cpu_times());
+        self.done.store(true, Release);
+    }
+
+    /// Where this rank is, at `t`, for a round of a coordinated run.
+    fn local(&self, t: u64, stopped: Option<String>) -> crate::cluster::Local {
+        let ms = self.measure_start.load(Acquire);
+        if ms == NOT_YET {
+            return crate::cluster::Local {
+                due: self.warm_due(t),
+                stopped,
+                ..Default::default()
+            };
+        }
+        let k = (t.saturating_sub(ms) / self.interval).min(self.max.div_ceil(self.interval));
+        self.evaluated.fetch_max(k, Relaxed);
+        let series = self.series(k);
+        let bytes = (0..series.len())
+            .map(|i| self.total(i, |b| &b.read_bytes) + self.total(i, |b| &b.write_bytes))
+            .sum();
+        crate::cluster::Local {
+            due: true,
+            measuring: true,
+            series,
+            bytes,
+            stopped,
         }
     }
 
@@ -597,6 +659,7 @@ pub fn run_many(
     observe: &mut dyn FnMut(&Snapshot),
 ) -> Result<Vec<Measurement>, Error> {
     cfg.validate()?;
+    let coordinator = coordinator_of(parts, cfg)?;
     let max_len = parts
         .iter()
         .map(|(w, _)| (w.size_trials() + 1).min(w.blocks_per_generator()) * w.block_size.0)
@@ -614,46 +677,23 @@ pub fn run_many(
         .map(|(w, _)| Meter::new(cfg, w, t0, lanes))
         .collect();
     let latencies = Mutex::new(parts.iter().map(|_| Latencies::new()).collect::<Vec<_>>());
+    let mut aborted = false;
     let build_err: Mutex<Option<std::io::Error>> = Mutex::new(None);
 
     std::thread::scope(|sc| {
         let groups: Vec<&mut [Slot]> = if cfg.engine.thread_per_generator() {
             slots.chunks_mut(1).collect()
+        } else if slots.is_empty() {
+            vec![] // a rank of several with no generator: rounds only
         } else {
             vec![&mut slots[..]]
         };
-        let mut handles = Vec::new();
-        for (g, group) in groups.into_iter().enumerate() {
-            let (meters, latencies, build_err) = (&meters, &latencies, &build_err);
-            handles.push(sc.spawn(move || {
-                let mut e = match engine::build(
-                    cfg.engine,
-                    group.len(),
-                    max_len as usize,
-                    cfg.seed ^ g as u64,
-                ) {
-                    Ok(e) => e,
-                    Err(err) => {
-                        build_err.lock().unwrap().get_or_insert(err);
-                        meters.iter().for_each(Meter::stop_now);
-                        return;
-                    }
-                };
-                let mut lats: Vec<Latencies> = meters.iter().map(|_| Latencies::new()).collect();
-                worker(e.as_mut(), group, meters, g, &mut lats);
-                let mut all = latencies.lock().unwrap();
-                for (a, l) in all.iter_mut().zip(&lats) {
-                    let _ = a.read.add(&l.read);
-                    let _ = a.write.add(&l.write);
-                }
-            }));
-        }
-        while !handles.iter().all(|h| h.is_finished()) {
-            let now = engine::monotonic_ns();
-            meters.iter().for_each(|m| m.tick(now));
-            observe(&meters[0].snapshot(now));
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        let handles = spawn_workers(sc, groups, cfg, max_len, &meters, &latencies, &build_err);
+        let idle = handles.is_empty();
+        let mut rounds = coordinator.as_ref().map(|c| Rounds::new(c, idle));
+        let all_finished = || handles.iter().all(|h| h.is_finished());
+        observe_until_done(&meters, &mut rounds, all_finished, &build_err, observe);
+        aborted = rounds.is_some_and(|r| r.aborted);
     });
 
     if let Some(e) = build_err.into_inner().unwrap() {
@@ -662,11 +702,233 @@ pub fn run_many(
             cfg.engine.name()
         )));
     }
-    let mut ms = finish(&meters, &latencies.into_inner().unwrap(), cfg)?;
-    if cfg.verify.is_some() {
+    let lats = latencies.into_inner().unwrap();
+    let mut ms = match &coordinator {
+        None => finish(&meters, &lats, cfg)?,
+        // The ranks stopped: each has its own error, and nothing to combine.
+        Some(_) if aborted => finish(&meters, &lats, cfg)?,
+        Some(c) => vec![finish_ranks(c, &meters[0], &lats[0], &slots, cfg)?],
+    };
+    if cfg.verify.is_some() && coordinator.is_none() {
         count_verified(&mut ms, &slots);
     }
     Ok(ms)
+}
+
+/// One worker thread per group of slots (each generator's, or all on one
+/// engine), each with its own engine.
+fn spawn_workers<'s, 'e>(
+    sc: &'s std::thread::Scope<'s, 'e>,
+    groups: Vec<&'e mut [Slot]>,
+    cfg: &'e RunConfig,
+    max_len: u64,
+    meters: &'e [Meter],
+    latencies: &'e Mutex<Vec<Latencies>>,
+    build_err: &'e Mutex<Option<std::io::Error>>,
+) -> Vec<std::thread::ScopedJoinHandle<'s, ()>> {
+    let mut handles = Vec::new();
+    for (g, group) in groups.into_iter().enumerate() {
+        handles.push(sc.spawn(move || {
+            let mut e = match engine::build(
+                cfg.engine,
+                group.len(),
+                max_len as usize,
+                cfg.seed ^ g as u64,
+            ) {
+                Ok(e) => e,
+                Err(err) => {
+                    build_err.lock().unwrap().get_or_insert(err);
+                    meters.iter().for_each(Meter::stop_now);
+                    return;
+                }
+            };
+            let mut lats: Vec<Latencies> = meters.iter().map(|_| Latencies::new()).collect();
+            worker(e.as_mut(), group, meters, g, &mut lats);
+            let mut all = latencies.lock().unwrap();
+            for (a, l) in all.iter_mut().zip(&lats) {
+                let _ = a.read.add(&l.read);
+                let _ = a.write.add(&l.write);
+            }
+        }));
+    }
+    handles
+}
+
+/// With `cfg.cluster`, what coordinates the ranks' measurement.
+fn coordinator_of(
+    parts: &[(&Workload, &Target)],
+    cfg: &RunConfig,
+) -> Result<Option<crate::cluster::Coordinator>, Error> {
+    let Some(c) = &cfg.cluster else {
+        return Ok(None);
+    };
+    if parts.len() != 1 {
+        return Err(Error::Usage(
+            "several workloads at once are not run on several ranks".into(),
+        ));
+    }
+    Ok(Some(crate::cluster::Coordinator::new(
+        c.clone(),
+        crate::cluster::Rule {
+            interval: cfg.interval.as_nanos() as u64,
+            min: cfg.min_duration.as_nanos() as u64,
+            max: cfg.max_duration.as_nanos() as u64,
+            target_rel: cfg.target_ci_rel,
+            stonewall: cfg.stonewall_bytes,
+        },
+    )))
+}
+
+/// The observing thread, until the workers are done: moves the phases on
+/// (alone: `tick`; as a rank: in rounds with the others) and tells
+/// `observe` a few times a second.
+fn observe_until_done(
+    meters: &[Meter],
+    rounds: &mut Option<Rounds>,
+    all_finished: impl Fn() -> bool,
+    build_err: &Mutex<Option<std::io::Error>>,
+    observe: &mut dyn FnMut(&Snapshot),
+) {
+    loop {
+        let finished = all_finished();
+        let now = engine::monotonic_ns();
+        match rounds {
+            None if finished => break,
+            None => meters.iter().for_each(|m| m.tick(now)),
+            Some(r) if r.decided && finished => break,
+            Some(r) if r.decided => {}
+            Some(r) => r.round(&meters[0], now, finished, build_err),
+        }
+        observe(&meters[0].snapshot(now));
+        let pause = if rounds.is_some() { 50 } else { 100 };
+        std::thread::sleep(Duration::from_millis(pause));
+    }
+}
+
+/// The rounds of a coordinated run, from the observing thread.
+struct Rounds<'a> {
+    coordinator: &'a crate::cluster::Coordinator,
+    /// The ranks stopped or ended the measurement.
+    decided: bool,
+    /// They stopped it: no rank's end is exchanged.
+    aborted: bool,
+    /// This rank runs no generator: its workers are done from the start.
+    idle: bool,
+}
+
+impl<'a> Rounds<'a> {
+    fn new(coordinator: &'a crate::cluster::Coordinator, idle: bool) -> Rounds<'a> {
+        Rounds {
+            coordinator,
+            decided: false,
+            aborted: false,
+            idle,
+        }
+    }
+
+    /// One round: tells the others where this rank is (and why it stopped,
+    /// if its workers did) and acts on what every rank decides.
+    fn round(
+        &mut self,
+        m: &Meter,
+        now: u64,
+        finished: bool,
+        build_err: &Mutex<Option<std::io::Error>>,
+    ) {
+        use crate::cluster::Decision;
+        let stopped = (finished && !self.idle).then(|| {
+            if let Some(e) = m.failure.lock().unwrap().as_ref() {
+                e.to_string()
+            } else if let Some(e) = build_err.lock().unwrap().as_ref() {
+                format!("cannot start the engine: {e}")
+            } else if m.interrupt.load(Relaxed) {
+                "interrupted".to_string()
+            } else {
+                "stopped".to_string()
+            }
+        });
+        let rank = self.coordinator.cluster().rank();
+        match self.coordinator.round(m.local(now, stopped)) {
+            Ok(Decision::Continue) => {}
+            Ok(Decision::Start) => m.start(now),
+            Ok(Decision::Stop(k)) => {
+                m.stop_at(k);
+                self.decided = true;
+            }
+            Ok(Decision::Abort(k, _)) if k == rank => {
+                m.stop_now();
+                (self.decided, self.aborted) = (true, true);
+            }
+            Ok(Decision::Abort(k, why)) => {
+                let who = crate::cluster::who(self.coordinator.cluster(), k);
+                m.fail(Error::Peer(format!("{who} stopped the run: {why}")));
+                (self.decided, self.aborted) = (true, true);
+            }
+            Err(e) => {
+                m.fail(e);
+                (self.decided, self.aborted) = (true, true);
+            }
+        }
+    }
+}
+
+/// A coordinated run's end: every rank's measurement to every rank, and
+/// their total (with the per-rank figures). A rank whose own end failed
+/// says so, and every rank fails, naming it.
+fn finish_ranks(
+    c: &crate::cluster::Coordinator,
+    m: &Meter,
+    lat: &Latencies,
+    slots: &[Slot],
+    cfg: &RunConfig,
+) -> Result<Measurement, Error> {
+    use crate::cluster::{histogram_bytes, RankEnd};
+    let failure = m.failure.lock().unwrap().take();
+    let cluster = c.cluster();
+    let mine: Result<RankEnd, String> = match failure {
+        Some(e) => Err(e.to_string()),
+        None if cfg.interrupt.load(Relaxed) => Err("interrupted".into()),
+        None => {
+            let mut measurement = summarise(m, lat);
+            if cfg.verify.is_some() {
+                let mut one = [measurement];
+                count_verified(&mut one, slots);
+                [measurement] = one;
+            }
+            Ok(RankEnd {
+                measurement,
+                histograms: [histogram_bytes(&lat.read), histogram_bytes(&lat.write)],
+                start_wall_secs: *m.start_wall.lock().unwrap(),
+                generators: slots.len() as u32,
+            })
+        }
+    };
+    let bytes = serde_json::to_vec(&mine).expect("a rank's end serialises");
+    let all = cluster.exchange(&bytes)?;
+    let mut ends = Vec::with_capacity(all.len());
+    for (k, b) in all.iter().enumerate() {
+        let end: Result<RankEnd, String> = serde_json::from_slice(b).map_err(|e| {
+            Error::Usage(format!(
+                "{} sent a result willy cannot read ({e}): are all ranks the same willy?",
+                crate::cluster::who(cluster, k)
+            ))
+        })?;
+        match end {
+            Ok(e) => ends.push(e),
+            Err(why) if k == cluster.rank() && why == "interrupted" => {
+                return Err(Error::Interrupted)
+            }
+            Err(why) => {
+                let who = crate::cluster::who(cluster, k);
+                return Err(Error::Peer(format!("{who} stopped the run: {why}")));
+            }
+        }
+    }
+    Ok(crate::cluster::combine(
+        &ends,
+        cluster.hosts(),
+        cfg.stonewall_bytes,
+    ))
 }
 
 /// Each workload's blocks checked by `--verify`, over its generators.
@@ -783,6 +1045,7 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
         writes,
         verified_blocks: None,
         background: None,
+        cluster: None,
     }
 }
 

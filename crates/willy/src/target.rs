@@ -65,6 +65,12 @@ pub struct TargetSpec {
     pub allow_device_writes: bool,
     /// Fill files with `--verify` headers ([`crate::verify`]).
     pub verify: Option<crate::verify::Level>,
+    /// One rank of a run on several ([`crate::cluster`]): its files are
+    /// named `willy-<pid>-r<rank>-...dat` (ranks on one host may share a
+    /// PID namespace's numbers on a shared directory, not a rank) and are
+    /// unlinked as soon as they are created, so that a rank killed with
+    /// SIGKILL leaves nothing behind.
+    pub rank: Option<usize>,
 }
 
 /// An opened target, ready for I/O. Dropping it closes the files and removes
@@ -83,6 +89,11 @@ pub struct Target {
     pub direct: bool,
     /// Whether the fill stamps `--verify` headers.
     verify: Option<crate::verify::Level>,
+    /// One rank of several: see `TargetSpec::rank`.
+    rank: Option<usize>,
+    /// The files were unlinked once created (`TargetSpec::rank`): `created`
+    /// names them for messages only.
+    unlinked: bool,
 }
 
 /// A directory of files or a raw device.
@@ -141,6 +152,7 @@ impl Target {
                 let mut t = Target::empty(TargetKind::Files, dir.clone(), spec.direct);
                 t.created_dir = created_dir;
                 t.verify = spec.verify;
+                t.rank = spec.rank;
                 t.fill_dir(&dir, w, part, progress)?;
                 Ok(t)
             }
@@ -151,6 +163,7 @@ impl Target {
                 if meta.is_dir() {
                     let mut t = Target::empty(TargetKind::Files, p.clone(), spec.direct);
                     t.verify = spec.verify;
+                    t.rank = spec.rank;
                     t.fill_dir(p, w, part, progress)?;
                     Ok(t)
                 } else if meta.file_type().is_block_device() {
@@ -165,6 +178,16 @@ impl Target {
         }
     }
 
+    /// No files: a rank of several that runs none of a workload's
+    /// generators.
+    pub fn idle(spec: &TargetSpec) -> Target {
+        let path = spec
+            .path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
+        Target::empty(TargetKind::Files, path, spec.direct)
+    }
+
     fn empty(kind: TargetKind, path: PathBuf, direct: bool) -> Target {
         Target {
             files: vec![],
@@ -175,6 +198,8 @@ impl Target {
             path,
             direct,
             verify: None,
+            rank: None,
+            unlinked: false,
         }
     }
 
@@ -235,10 +260,11 @@ impl Target {
             )));
         }
         let pid = std::process::id();
+        let rank = self.rank.map(|r| format!("r{r}-")).unwrap_or_default();
         for n in 0..w.process_num {
             let path = match part.index {
-                0 => dir.join(format!("willy-{pid}-{n}.dat")),
-                k => dir.join(format!("willy-{pid}-{k}-{n}.dat")),
+                0 => dir.join(format!("willy-{pid}-{rank}{n}.dat")),
+                k => dir.join(format!("willy-{pid}-{rank}{k}-{n}.dat")),
             };
             let mut opts = OpenOptions::new();
             opts.read(true).write(true).create_new(true);
@@ -276,6 +302,11 @@ impl Target {
                 }
                 Err(e) => return Err(Error::io(format!("cannot create {}", path.display()), e)),
             };
+            if self.rank.is_some() {
+                std::fs::remove_file(&path)
+                    .map_err(|e| Error::io(format!("unlinking {}", path.display()), e))?;
+                self.unlinked = true;
+            }
             self.created.push(path);
             self.files.push(f);
             self.bases.push(0);
@@ -389,7 +420,9 @@ impl Target {
     pub fn cleanup(&mut self) {
         self.files.clear();
         for p in self.created.drain(..) {
-            let _ = std::fs::remove_file(&p);
+            if !self.unlinked {
+                let _ = std::fs::remove_file(&p);
+            }
         }
         if let Some(d) = self.created_dir.take() {
             let _ = std::fs::remove_dir(&d); // only if empty

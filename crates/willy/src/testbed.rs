@@ -88,6 +88,10 @@ pub struct TestbedOptions {
     pub cache_limit: Option<u64>,
     /// Fill files with `--verify` headers.
     pub verify: Option<crate::verify::Level>,
+    /// Measure as one rank of several ([`crate::cluster`]): this rank runs
+    /// its share of every workload's generators, the ranks measure
+    /// together, and every measurement is their total.
+    pub cluster: Option<crate::cluster::ClusterRef>,
 }
 
 /// The (uniqueBytes, processNum) of each workload some files were made for.
@@ -109,6 +113,65 @@ pub struct Testbed {
     direct: bool,
     cache_limit: Option<u64>,
     cgroup: Option<MemoryCgroup>,
+    cluster: Option<crate::cluster::ClusterRef>,
+    /// Rank 0 of several, telling the others what to do ([`Testbed::lead`]).
+    leading: bool,
+}
+
+/// What the leading rank tells the others ([`Testbed::follow`]).
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
+enum Command {
+    Prepare(Vec<Workload>),
+    Measure(Vec<Workload>, RunParams),
+    Release,
+    Done,
+}
+
+/// The stopping rule of a [`RunConfig`], as the leading rank sends it.
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
+struct RunParams {
+    engine: crate::engine::EngineKind,
+    seed: u64,
+    interval: std::time::Duration,
+    min_duration: std::time::Duration,
+    max_duration: std::time::Duration,
+    target_ci_rel: f64,
+    warmup_min: std::time::Duration,
+    warmup_max: std::time::Duration,
+    stonewall_bytes: Option<u64>,
+}
+
+impl RunParams {
+    fn of(c: &RunConfig) -> RunParams {
+        RunParams {
+            engine: c.engine,
+            seed: c.seed,
+            interval: c.interval,
+            min_duration: c.min_duration,
+            max_duration: c.max_duration,
+            target_ci_rel: c.target_ci_rel,
+            warmup_min: c.warmup_min,
+            warmup_max: c.warmup_max,
+            stonewall_bytes: c.stonewall_bytes,
+        }
+    }
+
+    fn config(self, interrupt: std::sync::Arc<std::sync::atomic::AtomicBool>) -> RunConfig {
+        RunConfig {
+            engine: self.engine,
+            seed: self.seed,
+            interval: self.interval,
+            min_duration: self.min_duration,
+            max_duration: self.max_duration,
+            target_ci_rel: self.target_ci_rel,
+            warmup_min: self.warmup_min,
+            warmup_max: self.warmup_max,
+            interrupt,
+            verify: None,
+            cluster: None,
+            stonewall_bytes: self.stonewall_bytes,
+        }
+    }
 }
 
 impl Testbed {
@@ -116,6 +179,18 @@ impl Testbed {
     /// a real one (files are made by the first measurement). With a cache
     /// limit on a real target, moves willy into a new memory cgroup.
     pub fn open(target: TargetArg, opts: &TestbedOptions) -> Result<Testbed, Error> {
+        let target = match (&target, &opts.cluster) {
+            (TargetArg::Sim(_), Some(_)) => {
+                return Err(Error::Usage(
+                    "--mpi runs on directories or devices: a simulated system (sim:) lives in one process".into(),
+                ))
+            }
+            (TargetArg::Path(p), Some(c)) => {
+                let s = p.to_string_lossy().replace("{rank}", &c.rank().to_string());
+                TargetArg::Path(PathBuf::from(s))
+            }
+            _ => target,
+        };
         let bed = match &target {
             TargetArg::Sim(name) => {
                 if opts.cache_limit.is_some() {
@@ -134,12 +209,13 @@ impl Testbed {
                 held: None,
             },
         };
-        let cgroup = match (&bed, opts.cache_limit) {
-            (Bed::Real { .. }, Some(limit)) => {
+        let cgroup = match (&bed, opts.cache_limit, &opts.cluster) {
+            (Bed::Real { .. }, Some(limit), None) => {
                 let cg = MemoryCgroup::create(limit)?;
                 cg.add(std::process::id())?;
                 Some(cg)
             }
+            (Bed::Real { .. }, Some(limit), Some(c)) => Some(Self::node_cgroup(c.as_ref(), limit)?),
             _ => None,
         };
         Ok(Testbed {
@@ -148,7 +224,103 @@ impl Testbed {
             direct: opts.direct,
             cache_limit: opts.cache_limit,
             cgroup,
+            cluster: opts.cluster.clone(),
+            leading: false,
         })
+    }
+
+    /// One memory cgroup per host for the ranks on it, so that the file
+    /// cache a host's ranks share is the limit, as for one process: the
+    /// host's first rank makes it, the others join it.
+    fn node_cgroup(c: &dyn crate::cluster::Cluster, limit: u64) -> Result<MemoryCgroup, Error> {
+        let host = &c.hosts()[c.rank()];
+        let leader = c.hosts().iter().position(|h| h == host).unwrap_or(0);
+        let made = (leader == c.rank()).then(|| MemoryCgroup::create(limit));
+        let mine = match &made {
+            Some(Ok(cg)) => format!("ok:{}", cg.path().display()),
+            Some(Err(e)) => format!("err:{e}"),
+            None => String::new(),
+        };
+        let all = c.exchange(mine.as_bytes())?;
+        let theirs = String::from_utf8_lossy(&all[leader]).into_owned();
+        let cg = match (made, theirs.split_once(':')) {
+            (Some(r), _) => r?,
+            (None, Some(("ok", path))) => MemoryCgroup::join(Path::new(path))?,
+            (None, _) => {
+                let why = theirs.strip_prefix("err:").unwrap_or(&theirs);
+                return Err(Error::Usage(format!(
+                    "{} could not make the memory cgroup: {why}",
+                    crate::cluster::who(c, leader)
+                )));
+            }
+        };
+        cg.add(std::process::id())?;
+        Ok(cg)
+    }
+
+    /// The ranks this testbed measures with, if several.
+    pub fn cluster(&self) -> Option<&crate::cluster::ClusterRef> {
+        self.cluster.as_ref()
+    }
+
+    /// Makes rank 0 of several the leader: from now on each
+    /// [`prepare`](Self::prepare), [`measure`](Self::measure) and
+    /// [`release`](Self::release) is first sent to the other ranks, which
+    /// [`follow`](Self::follow). The others are dismissed when this testbed
+    /// is dropped. For `--scale`, whose plan only rank 0 makes.
+    pub fn lead(&mut self) {
+        self.leading = self.cluster.as_ref().is_some_and(|c| c.rank() == 0);
+    }
+
+    fn command(&self, cmd: &Command) -> Result<(), Error> {
+        if let (true, Some(c)) = (self.leading, &self.cluster) {
+            let bytes = serde_json::to_vec(cmd).expect("a command serialises");
+            c.exchange(&bytes)?;
+        }
+        Ok(())
+    }
+
+    /// A rank but the first: does what the leading rank says, until it is
+    /// done. Returns at once with one rank.
+    pub fn follow(
+        &mut self,
+        interrupt: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ) -> Result<(), Error> {
+        let Some(c) = self.cluster.clone() else {
+            return Ok(());
+        };
+        loop {
+            let all = c.exchange(&[])?;
+            let cmd: Command = serde_json::from_slice(&all[0]).map_err(|e| {
+                Error::Usage(format!(
+                    "rank 0 sent a command willy cannot read ({e}): are all ranks the same willy?"
+                ))
+            })?;
+            let go = interrupt.clone();
+            let mut fill = move |_: u64, _: u64| !go.load(Ordering::Relaxed);
+            match cmd {
+                Command::Prepare(ws) => {
+                    self.prepare_all(&ws, &mut fill)?;
+                }
+                Command::Measure(ws, params) => {
+                    let cfg = params.config(interrupt.clone());
+                    self.measure_here(&ws, &cfg, &mut fill, &mut |_| {})?;
+                }
+                Command::Release => self.release_here(),
+                Command::Done => return Ok(()),
+            }
+        }
+    }
+
+    /// This rank's share of `ws` (all of it with one rank).
+    fn local(&self, ws: &[Workload]) -> Result<Vec<Workload>, Error> {
+        match &self.cluster {
+            None => Ok(ws.to_vec()),
+            Some(c) => Ok(ws
+                .iter()
+                .map(|w| crate::cluster::local_workload(w, c.size(), c.rank()))
+                .collect()),
+        }
     }
 
     fn spec(path: Option<PathBuf>, opts: &TestbedOptions) -> TargetSpec {
@@ -157,6 +329,7 @@ impl Testbed {
             direct: opts.direct,
             allow_device_writes: opts.allow_device_writes,
             verify: opts.verify,
+            rank: opts.cluster.as_ref().map(|c| c.rank()),
         }
     }
 
@@ -225,6 +398,55 @@ impl Testbed {
     /// keeps them; reuses the files already held when they fit. Returns
     /// true when they were reused. A simulated system needs nothing.
     pub fn prepare(&mut self, ws: &[Workload], progress: FillProgress) -> Result<bool, Error> {
+        self.command(&Command::Prepare(ws.to_vec()))?;
+        self.prepare_all(ws, progress)
+    }
+
+    /// [`prepare`](Self::prepare) on every rank, each its own share.
+    fn prepare_all(&mut self, ws: &[Workload], progress: FillProgress) -> Result<bool, Error> {
+        let mine = self.prepare_here(ws, progress);
+        let Some(c) = &self.cluster else {
+            return mine;
+        };
+        // Every rank learns whether every rank could make its files, so
+        // that none waits for one that gave up.
+        let status = mine
+            .as_ref()
+            .err()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let all = c.exchange(status.as_bytes())?;
+        if let Some((k, why)) = all
+            .iter()
+            .enumerate()
+            .find(|(k, b)| !b.is_empty() && *k != c.rank())
+        {
+            if mine.is_ok() {
+                return Err(Error::Peer(format!(
+                    "{}: {}",
+                    crate::cluster::who(c.as_ref(), k),
+                    String::from_utf8_lossy(why)
+                )));
+            }
+        }
+        mine
+    }
+
+    fn prepare_here(&mut self, ws: &[Workload], progress: FillProgress) -> Result<bool, Error> {
+        // On a device, a rank's regions follow the ranks' before it.
+        let before: Vec<u64> = ws
+            .iter()
+            .map(|w| match &self.cluster {
+                Some(c) => {
+                    let (first, _) = crate::cluster::share(w.process_num, c.size(), c.rank());
+                    u64::from(first) * w.bytes_per_generator()
+                }
+                None => 0,
+            })
+            .collect();
+        let totals: Vec<u64> = ws.iter().map(Workload::total_bytes).collect();
+        let locals = self.local(ws)?;
+        let ws = &locals[..];
         let Bed::Real { spec, held } = &mut self.bed else {
             return Ok(false);
         };
@@ -239,13 +461,16 @@ impl Testbed {
         let mut targets = Vec::with_capacity(ws.len());
         let mut offset = 0;
         for (index, w) in ws.iter().enumerate() {
-            targets.push(Target::open_part(
-                spec,
-                w,
-                Part { index, offset },
-                progress,
-            )?);
-            offset += w.total_bytes();
+            let part = Part {
+                index,
+                offset: offset + before[index],
+            };
+            targets.push(if w.process_num == 0 {
+                Target::idle(spec)
+            } else {
+                Target::open_part(spec, w, part, progress)?
+            });
+            offset += totals[index];
         }
         *held = Some((key, targets));
         Ok(false)
@@ -266,6 +491,12 @@ impl Testbed {
 
     /// Removes the files held.
     pub fn release(&mut self) {
+        // A rank that does not answer fails the next measurement instead.
+        let _ = self.command(&Command::Release);
+        self.release_here();
+    }
+
+    fn release_here(&mut self) {
         if let Bed::Real { held, .. } = &mut self.bed {
             *held = None;
         }
@@ -301,7 +532,33 @@ impl Testbed {
         if ws.is_empty() {
             return Err(Error::Usage("no workload to measure".into()));
         }
-        self.prepare(ws, fill)?;
+        self.command(&Command::Measure(ws.to_vec(), RunParams::of(cfg)))?;
+        self.measure_here(ws, cfg, fill, observe)
+    }
+
+    /// [`measure_observed`](Self::measure_observed) on every rank.
+    fn measure_here(
+        &mut self,
+        ws: &[Workload],
+        cfg: &RunConfig,
+        fill: FillProgress,
+        observe: &mut dyn FnMut(&Snapshot),
+    ) -> Result<Vec<Measurement>, Error> {
+        self.prepare_all(ws, fill)?;
+        let (locals, clustered);
+        let (ws, cfg) = match &self.cluster {
+            None => (ws, cfg),
+            Some(c) => {
+                locals = self.local(ws)?;
+                clustered = RunConfig {
+                    cluster: Some(c.clone()),
+                    // Each rank's generators draw their own streams.
+                    seed: cfg.seed.wrapping_add((c.rank() as u64) << 32),
+                    ..cfg.clone()
+                };
+                (&locals[..], &clustered)
+            }
+        };
         match &self.bed {
             Bed::Sim(sim) => Ok(crate::run::run_sim_many(ws, cfg, sim, self.direct)?.0),
             Bed::Real { held, .. } => {
@@ -314,11 +571,29 @@ impl Testbed {
                 let parts: Vec<(&Workload, &Target)> = ws.iter().zip(targets).collect();
                 let before = crate::background::Sample::now();
                 let mut ms = crate::run::run_many(&parts, cfg, observe)?;
-                let background = before.until(&crate::background::Sample::now());
+                let mut background = before.until(&crate::background::Sample::now());
+                if let (Some(c), Some(info)) = (&self.cluster, ms[0].cluster.as_ref()) {
+                    // The other ranks on this host are willy too.
+                    let host = &c.hosts()[c.rank()];
+                    let others: f64 = info
+                        .ranks
+                        .iter()
+                        .filter(|r| &r.host == host && r.rank != c.rank())
+                        .map(|r| r.cores_busy)
+                        .sum();
+                    background = background.map(|b| b.less_cores(others));
+                }
                 ms.iter_mut().for_each(|m| m.background = background);
                 Ok(ms)
             }
         }
+    }
+}
+
+impl Drop for Testbed {
+    fn drop(&mut self) {
+        // The other ranks go home (an error here: they were stopped anyway).
+        let _ = self.command(&Command::Done);
     }
 }
 
@@ -395,6 +670,134 @@ mod tests {
         }
         let sum: f64 = both.iter().map(|m| m.throughput_bytes_per_sec).sum();
         assert!(sum > 0.5 * alone.throughput_bytes_per_sec, "sum {sum}");
+    }
+
+    /// Runs `w` on `n` ranks (threads, `Threads` transport) in `dir`;
+    /// `cfg_of(rank)` gives each rank its stopping rule.
+    fn on_ranks(
+        n: usize,
+        dir: &Path,
+        w: &Workload,
+        cfg_of: impl Fn(usize) -> RunConfig,
+    ) -> Vec<Result<Measurement, Error>> {
+        let ranks = crate::cluster::Threads::ranks(n, &["node-a", "node-b"]);
+        let handles: Vec<_> = ranks
+            .into_iter()
+            .map(|c| {
+                let (dir, w, cfg) = (dir.to_path_buf(), w.clone(), cfg_of(c.rank()));
+                std::thread::spawn(move || {
+                    let opts = TestbedOptions {
+                        cluster: Some(c),
+                        ..Default::default()
+                    };
+                    let mut bed = Testbed::open(TargetArg::Path(dir), &opts)?;
+                    bed.measure(&w, &cfg)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    }
+
+    fn short() -> RunConfig {
+        RunConfig {
+            interval: Duration::from_millis(100),
+            min_duration: Duration::from_millis(600),
+            max_duration: Duration::from_secs(2),
+            warmup_min: Duration::from_millis(100),
+            warmup_max: Duration::from_secs(2),
+            ..RunConfig::default()
+        }
+    }
+
+    /// Three ranks share five generators (2, 2, 1); each runs its own
+    /// files, gone once created; every rank gets the same total, which is
+    /// the sum of the ranks' figures, over the same intervals.
+    #[test]
+    fn ranks_measure_together_and_their_figures_sum_to_the_total() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = w(
+            r#"{"uniqueBytes":"10MiB","sizeMean":"4KiB","readFrac":1,"seqFrac":0,"processNum":5}"#,
+        );
+        let ms: Vec<Measurement> = on_ranks(3, dir.path(), &a, |_| short())
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        let total = &ms[0];
+        let c = total.cluster.as_ref().expect("per-rank figures");
+        let gens: Vec<u32> = c.ranks.iter().map(|r| r.generators).collect();
+        assert_eq!(gens, [2, 2, 1]);
+        let sum: f64 = c.ranks.iter().map(|r| r.throughput_bytes_per_sec).sum();
+        assert!((sum / total.throughput_bytes_per_sec - 1.0).abs() < 1e-9);
+        let bytes: u64 = c.ranks.iter().map(|r| r.bytes).sum();
+        assert_eq!(bytes, total.bytes_transferred);
+        assert_eq!(c.nodes.len(), 2);
+        assert_eq!(c.nodes[0].ranks, [0, 2]);
+        assert!(c.start_skew_secs >= 0.0 && c.start_skew_secs < 1.0);
+        for m in &ms[1..] {
+            assert_eq!(m.throughput_bytes_per_sec, total.throughput_bytes_per_sec);
+            assert_eq!(m.stopping.intervals, total.stopping.intervals);
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    /// `{rank}` in a target path is each rank's number (node-local paths).
+    #[test]
+    fn each_rank_finds_its_own_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        for r in 0..2 {
+            std::fs::create_dir(dir.path().join(format!("r{r}"))).unwrap();
+        }
+        let a = w(
+            r#"{"uniqueBytes":"2MiB","sizeMean":"4KiB","readFrac":1,"seqFrac":0,"processNum":2}"#,
+        );
+        for m in on_ranks(2, &dir.path().join("r{rank}"), &a, |_| short()) {
+            assert!(m.unwrap().throughput_bytes_per_sec > 0.0);
+        }
+        // Rank 2's directory is missing: it says so, the others name it.
+        let mut b = a.clone();
+        b.process_num = 3;
+        let r = on_ranks(3, &dir.path().join("r{rank}"), &b, |_| short());
+        let e: Vec<String> = r.into_iter().map(|m| m.unwrap_err().to_string()).collect();
+        assert!(e[2].contains("r2"), "{e:?}");
+        assert!(
+            e[0].starts_with("rank 2 on node-a: ") && e[0].contains("r2"),
+            "{e:?}"
+        );
+    }
+
+    /// A rank interrupted in the middle stops every rank; the others name it.
+    #[test]
+    fn a_rank_that_stops_stops_every_rank_and_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = w(
+            r#"{"uniqueBytes":"4MiB","sizeMean":"4KiB","readFrac":0.5,"seqFrac":0,"processNum":2}"#,
+        );
+        let results = on_ranks(2, dir.path(), &a, |rank| {
+            let cfg = RunConfig {
+                max_duration: Duration::from_secs(30),
+                target_ci_rel: 1e-9,
+                ..short()
+            };
+            if rank == 1 {
+                let flag = cfg.interrupt.clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(800));
+                    flag.store(true, Ordering::SeqCst);
+                });
+            }
+            cfg
+        });
+        assert!(
+            matches!(results[1], Err(Error::Interrupted)),
+            "{:?}",
+            results[1]
+        );
+        let e = results[0].as_ref().unwrap_err().to_string();
+        assert!(
+            e.contains("rank 1 on node-b") && e.contains("interrupted"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

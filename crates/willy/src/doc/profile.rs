@@ -20,7 +20,7 @@ use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 
 /// Version of the profile document this willy writes.
-pub const PROFILE_SCHEMA_VERSION: u32 = 3;
+pub const PROFILE_SCHEMA_VERSION: u32 = 4;
 
 /// Why a profile cannot be used.
 pub type ProfileError = DocError;
@@ -65,6 +65,21 @@ pub struct Profile {
     /// such as a write-back limit). Absent in older profiles.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caches: Vec<CacheFound>,
+    /// Measured on several ranks (`mpirun ... willy run --scale --mpi`):
+    /// processNum counts generators across them, uniqueBytes the working
+    /// set across them. Absent otherwise (and before version 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<MpiRanks>,
+}
+
+/// The ranks a profile was measured on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MpiRanks {
+    /// How many.
+    pub ranks: usize,
+    /// Each rank's host, in rank order.
+    pub hosts: Vec<String>,
 }
 
 /// One inferred cache.
@@ -204,7 +219,7 @@ pub struct Curves {
 impl Document for Profile {
     const KIND: &'static str = "willy-profile";
     const WHAT: &'static str = "profile";
-    const VERSIONS: &'static [u32] = &[1, 2, PROFILE_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, PROFILE_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy run --scale`";
     fn check(&self) -> Result<(), DocError> {
         self.validate()
@@ -335,6 +350,7 @@ pub fn sample() -> Profile {
         }],
         cache_sizes_bytes: vec![],
         caches: vec![],
+        mpi: None,
     }
 }
 
