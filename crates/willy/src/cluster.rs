@@ -302,17 +302,6 @@ fn histogram_of(bytes: &[u8]) -> Option<hdrhistogram::Histogram<u64>> {
     d.deserialize(&mut std::io::Cursor::new(bytes)).ok()
 }
 
-fn latency_of(h: &hdrhistogram::Histogram<u64>) -> Option<Latency> {
-    (!h.is_empty()).then(|| Latency {
-        mean: h.mean() / 1e3,
-        p50: h.value_at_quantile(0.50) as f64 / 1e3,
-        p90: h.value_at_quantile(0.90) as f64 / 1e3,
-        p99: h.value_at_quantile(0.99) as f64 / 1e3,
-        p999: h.value_at_quantile(0.999) as f64 / 1e3,
-        max: h.max() as f64 / 1e3,
-    })
-}
-
 /// One direction over all ranks: counts add, latencies from the merged
 /// histograms.
 fn direction(
@@ -333,7 +322,7 @@ fn direction(
         bytes: parts.iter().map(|d| d.bytes).sum(),
         throughput_bytes_per_sec: parts.iter().map(|d| d.throughput_bytes_per_sec).sum(),
         iops: parts.iter().map(|d| d.iops).sum(),
-        latency_us: merged.as_ref().and_then(latency_of),
+        latency_us: merged.as_ref().and_then(Latency::of),
     }
 }
 

@@ -138,6 +138,21 @@ pub struct Latency {
     pub max: f64,
 }
 
+impl Latency {
+    /// The percentiles of a histogram of nanoseconds, in microseconds;
+    /// `None` when it is empty.
+    pub fn of(h: &hdrhistogram::Histogram<u64>) -> Option<Latency> {
+        (!h.is_empty()).then(|| Latency {
+            mean: h.mean() / 1e3,
+            p50: h.value_at_quantile(0.50) as f64 / 1e3,
+            p90: h.value_at_quantile(0.90) as f64 / 1e3,
+            p99: h.value_at_quantile(0.99) as f64 / 1e3,
+            p999: h.value_at_quantile(0.999) as f64 / 1e3,
+            max: h.max() as f64 / 1e3,
+        })
+    }
+}
+
 /// CPU time of the willy process during the measurement.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuUsage {

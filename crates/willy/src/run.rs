@@ -994,14 +994,7 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
         bytes,
         throughput_bytes_per_sec: bytes as f64 / secs,
         iops: reqs as f64 / secs,
-        latency_us: (!h.is_empty()).then(|| Latency {
-            mean: h.mean() / 1e3,
-            p50: h.value_at_quantile(0.50) as f64 / 1e3,
-            p90: h.value_at_quantile(0.90) as f64 / 1e3,
-            p99: h.value_at_quantile(0.99) as f64 / 1e3,
-            p999: h.value_at_quantile(0.999) as f64 / 1e3,
-            max: h.max() as f64 / 1e3,
-        }),
+        latency_us: Latency::of(h),
     };
     let reads = dir(sum(|b| &b.read_bytes), sum(|b| &b.reads), &lat.read);
     let writes = dir(sum(|b| &b.write_bytes), sum(|b| &b.writes), &lat.write);
