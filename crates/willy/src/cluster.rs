@@ -8,9 +8,9 @@
 //! - [`share`] and [`local_workload`]: which generators a rank runs;
 //! - the coordination of the measurement ([`crate::run::run_many`] calls
 //!   [`Coordinator`] from its observing thread): every rank tells the others,
-//!   a few times a second, how far it is; all start measuring in the same
-//!   round, once every rank's warm start is over, and all stop in the same
-//!   round, when the **sum** of the ranks' interval throughputs meets the
+//!   a few times a second, how far it is; once every rank's warm start is
+//!   over, all start measuring at one wall-clock instant a little after
+//!   that round ([`START_LEAD_SECS`]), and all stop in the same round, when the **sum** of the ranks' interval throughputs meets the
 //!   stopping rule (or, with stonewalling, when the first rank has moved its
 //!   planned bytes). Every rank takes the same decision from the same data.
 //!   A rank that fails or is interrupted says so in its next round, and every
@@ -135,6 +135,20 @@ struct Round {
     bytes: u64,
     /// Why it stopped, if it did (a failure, an interruption).
     stopped: Option<String>,
+    /// Its wall clock when it sent this, seconds since the epoch.
+    wall: f64,
+}
+
+/// How far ahead of the round that decides it the measurement starts:
+/// every rank has learned the decision by then, so all start at the same
+/// instant (of their wall clocks) instead of as each hears of it.
+pub const START_LEAD_SECS: f64 = 0.1;
+
+/// The wall clock, seconds since the epoch.
+pub fn wall_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// The decision every rank takes from a round.
@@ -142,8 +156,10 @@ struct Round {
 pub enum Decision {
     /// Keep going.
     Continue,
-    /// Start measuring now.
-    Start,
+    /// Start measuring at this wall-clock instant (seconds since the
+    /// epoch): [`START_LEAD_SECS`] after the latest rank's clock in the
+    /// round.
+    Start(f64),
     /// The measurement is over after this many intervals.
     Stop(u64),
     /// A rank stopped: (rank, why).
@@ -184,7 +200,8 @@ fn decide(rounds: &[Round], measuring: bool, rule: &Rule) -> Decision {
     }
     if !measuring {
         return if rounds.iter().all(|r| r.due) {
-            Decision::Start
+            let latest = rounds.iter().map(|r| r.wall).fold(f64::MIN, f64::max);
+            Decision::Start(latest + START_LEAD_SECS)
         } else {
             Decision::Continue
         };
@@ -257,6 +274,7 @@ impl Coordinator {
             series: local.series,
             bytes: local.bytes,
             stopped: local.stopped,
+            wall: wall_now(),
         };
         let bytes = serde_json::to_vec(&mine).expect("a round serialises");
         let all = self.cluster.exchange(&bytes)?;
@@ -545,6 +563,7 @@ mod tests {
                 series: s.to_vec(),
                 bytes: 0,
                 stopped: None,
+                wall: 0.0,
             })
             .collect()
     }
@@ -566,9 +585,12 @@ mod tests {
             decide(&rounds(&[true, false], &[&[], &[]]), false, &r),
             Decision::Continue
         );
+        let mut rs = rounds(&[true, true], &[&[], &[]]);
+        (rs[0].wall, rs[1].wall) = (100.0, 100.5);
         assert_eq!(
-            decide(&rounds(&[true, true], &[&[], &[]]), false, &r),
-            Decision::Start
+            decide(&rs, false, &r),
+            Decision::Start(100.5 + START_LEAD_SECS),
+            "the latest clock, and a lead for every rank to hear of it"
         );
     }
 

@@ -352,15 +352,29 @@ impl Meter {
 
     /// Ends the warm start at `t` (once).
     fn start(&self, t: u64) {
+        self.start_at(t, crate::cluster::wall_now());
+    }
+
+    /// Ends the warm start at `t` (once; it may be ahead: completions
+    /// before it still count as the warm start), which is `wall` on the
+    /// wall clock.
+    fn start_at(&self, t: u64, wall: f64) {
         if self
             .measure_start
             .compare_exchange(NOT_YET, t, AcqRel, Acquire)
             .is_ok()
         {
             self.cpu.lock().unwrap().0 = Some(cpu_times());
-            let wall = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-            *self.start_wall.lock().unwrap() = wall.map_or(0.0, |d| d.as_secs_f64());
+            *self.start_wall.lock().unwrap() = wall;
         }
+    }
+
+    /// Ends the warm start at wall-clock instant `at` (a rank of several;
+    /// now, if that is past).
+    fn start_at_wall(&self, at: f64) {
+        let (mono, wall) = (engine::monotonic_ns(), crate::cluster::wall_now());
+        let ahead = (at - wall).max(0.0);
+        self.start_at(mono + (ahead * 1e9) as u64, wall + ahead);
     }
 
     /// Ends the measurement after `k` intervals.
@@ -850,7 +864,7 @@ impl<'a> Rounds<'a> {
         let rank = self.coordinator.cluster().rank();
         match self.coordinator.round(m.local(now, stopped)) {
             Ok(Decision::Continue) => {}
-            Ok(Decision::Start) => m.start(now),
+            Ok(Decision::Start(at)) => m.start_at_wall(at),
             Ok(Decision::Stop(k)) => {
                 m.stop_at(k);
                 self.decided = true;
