@@ -22,10 +22,15 @@ use willy::Error;
 
 /// The tag of willy's messages.
 const TAG: i32 = 0x77;
-/// How long a rank but the first goes on waiting after a signal, for
-/// messages already on their way. Rank 0 stops at once: `mpirun` kills
-/// every rank soon after the first exits, and rank 0 has the diagnosis.
+/// How long a rank goes on waiting after a signal, for messages already on
+/// their way: on Ctrl-C every rank is signalled, and each says so in its
+/// next round (every 50 ms), so that all stop as interrupted.
 const GRACE: Duration = Duration::from_millis(200);
+/// A rank that rank 0 has waited for this long when a signal comes is
+/// taken for dead: `mpirun` signals the others about a second after a rank
+/// dies, and kills every rank soon after the first exits, so rank 0 names
+/// it at once, before the others give up.
+const SILENT: Duration = Duration::from_millis(500);
 
 /// MPI for the length of a command: finalised on a clean end; on a
 /// failure left to `mpirun`, which stops the other ranks (finalising
@@ -107,6 +112,7 @@ impl Mpi {
 
     /// Polls `probe` until it yields, or until a signal's grace is over.
     fn wait<T>(&self, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+        let started = Instant::now();
         let mut signalled: Option<Instant> = None;
         let mut pause = Duration::from_micros(20);
         loop {
@@ -115,7 +121,8 @@ impl Mpi {
             }
             if self.interrupt.load(Ordering::Relaxed) {
                 let since = *signalled.get_or_insert_with(Instant::now);
-                if self.rank == 0 || since.elapsed() > GRACE {
+                let dead = self.rank == 0 && since.duration_since(started) >= SILENT;
+                if dead || since.elapsed() > GRACE {
                     return None;
                 }
             }

@@ -88,6 +88,7 @@ impl MemoryCgroup {
             )));
         }
         let parent = own_memory_cgroup()?;
+        remove_stale(&parent);
         let dir = parent.join(format!("willy-{}", std::process::id()));
         std::fs::create_dir(&dir).map_err(|e| {
             Error::Usage(format!(
@@ -159,6 +160,27 @@ impl MemoryCgroup {
         let stat = std::fs::read_to_string(self.dir.join("memory.stat")).ok()?;
         stat.lines()
             .find_map(|l| l.strip_prefix("cache ")?.trim().parse().ok())
+    }
+}
+
+/// Removes the `willy-<pid>` cgroups in `parent` of willy runs that no
+/// longer exist and hold no process (a run killed with SIGKILL, or by the
+/// OOM killer, cannot remove its own): they are willy's, and empty.
+fn remove_stale(parent: &Path) {
+    let Ok(rd) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let pid = name.to_str().and_then(|n| n.strip_prefix("willy-"));
+        let Some(pid) = pid.and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        let gone = !Path::new("/proc").join(pid.to_string()).exists();
+        let procs = std::fs::read_to_string(e.path().join("cgroup.procs")).unwrap_or_default();
+        if gone && procs.trim().is_empty() {
+            let _ = std::fs::remove_dir(e.path());
+        }
     }
 }
 

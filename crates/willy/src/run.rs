@@ -869,7 +869,8 @@ impl<'a> Rounds<'a> {
                 m.stop_at(k);
                 self.decided = true;
             }
-            Ok(Decision::Abort(k, _)) if k == rank => {
+            // Signalled too (Ctrl-C reaches every rank): interrupted.
+            Ok(Decision::Abort(k, _)) if k == rank || m.interrupt.load(Relaxed) => {
                 m.stop_now();
                 (self.decided, self.aborted) = (true, true);
             }

@@ -94,6 +94,11 @@ pub struct TestbedOptions {
     pub cluster: Option<crate::cluster::ClusterRef>,
 }
 
+/// The least of a shared cache-limit cgroup each rank on a host needs: an
+/// MPI rank's own memory (its runtime and willy's) is about 30 MiB, which
+/// the cgroup charges beside the page cache.
+const MPI_RANK_MEMORY: u64 = 64 << 20;
+
 /// The (uniqueBytes, processNum) of each workload some files were made for.
 type FilesKey = Vec<(u64, u32)>;
 
@@ -235,6 +240,18 @@ impl Testbed {
     fn node_cgroup(c: &dyn crate::cluster::Cluster, limit: u64) -> Result<MemoryCgroup, Error> {
         let host = &c.hosts()[c.rank()];
         let leader = c.hosts().iter().position(|h| h == host).unwrap_or(0);
+        // Every rank checks the busiest host, so that all refuse together.
+        let on = |h: &String| c.hosts().iter().filter(|x| *x == h).count() as u64;
+        let busiest = c.hosts().iter().max_by_key(|h| on(h)).unwrap_or(host);
+        let here = on(busiest);
+        if limit < here * MPI_RANK_MEMORY {
+            return Err(Error::Usage(format!(
+                "--cache-limit {} is too small for the {here} ranks on {busiest}, which share it: each needs about {} of its own (MPI and willy); pass --cache-limit {} or more",
+                crate::units::Bytes(limit),
+                crate::units::Bytes(MPI_RANK_MEMORY),
+                crate::units::Bytes(here * MPI_RANK_MEMORY)
+            )));
+        }
         let made = (leader == c.rank()).then(|| MemoryCgroup::create(limit));
         let mine = match &made {
             Some(Ok(cg)) => format!("ok:{}", cg.path().display()),
