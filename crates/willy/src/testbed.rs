@@ -289,10 +289,12 @@ impl Testbed {
         self.leading = self.cluster.as_ref().is_some_and(|c| c.rank() == 0);
     }
 
-    fn command(&self, cmd: &Command) -> Result<(), Error> {
+    fn command(&mut self, cmd: &Command) -> Result<(), Error> {
         if let (true, Some(c)) = (self.leading, &self.cluster) {
             let bytes = serde_json::to_vec(cmd).expect("a command serialises");
-            c.exchange(&bytes)?;
+            let r = c.exchange(&bytes);
+            self.dismissed_by(&r);
+            r?;
         }
         Ok(())
     }
@@ -416,7 +418,9 @@ impl Testbed {
     /// true when they were reused. A simulated system needs nothing.
     pub fn prepare(&mut self, ws: &[Workload], progress: FillProgress) -> Result<bool, Error> {
         self.command(&Command::Prepare(ws.to_vec()))?;
-        self.prepare_all(ws, progress)
+        let r = self.prepare_all(ws, progress);
+        self.dismissed_by(&r);
+        r
     }
 
     /// [`prepare`](Self::prepare) on every rank, each its own share.
@@ -550,7 +554,17 @@ impl Testbed {
             return Err(Error::Usage("no workload to measure".into()));
         }
         self.command(&Command::Measure(ws.to_vec(), RunParams::of(cfg)))?;
-        self.measure_here(ws, cfg, fill, observe)
+        let r = self.measure_here(ws, cfg, fill, observe);
+        self.dismissed_by(&r);
+        r
+    }
+
+    /// After a failure every rank knows of, the other ranks have stopped
+    /// following: nothing more is sent to them (nor waited for).
+    fn dismissed_by<T>(&mut self, r: &Result<T, Error>) {
+        if r.is_err() {
+            self.leading = false;
+        }
     }
 
     /// [`measure_observed`](Self::measure_observed) on every rank.
