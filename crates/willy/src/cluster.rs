@@ -127,9 +127,7 @@ pub struct ClusterInfo {
 struct Round {
     /// Its warm start is over.
     due: bool,
-    /// Intervals it has measured in full.
-    intervals: u64,
-    /// Its throughput in each of them.
+    /// Its throughput in each interval it has measured in full.
     series: Vec<f64>,
     /// Bytes it moved in them.
     bytes: u64,
@@ -206,7 +204,11 @@ fn decide(rounds: &[Round], measuring: bool, rule: &Rule) -> Decision {
             Decision::Continue
         };
     }
-    let k = rounds.iter().map(|r| r.intervals).min().unwrap_or(0);
+    let k = rounds
+        .iter()
+        .map(|r| r.series.len() as u64)
+        .min()
+        .unwrap_or(0);
     if k == 0 {
         return Decision::Continue;
     }
@@ -270,7 +272,6 @@ impl Coordinator {
     pub fn round(&self, local: Local) -> Result<Decision, Error> {
         let mine = Round {
             due: local.due,
-            intervals: local.series.len() as u64,
             series: local.series,
             bytes: local.bytes,
             stopped: local.stopped,
@@ -559,7 +560,6 @@ mod tests {
             .zip(series)
             .map(|(&d, s)| Round {
                 due: d,
-                intervals: s.len() as u64,
                 series: s.to_vec(),
                 bytes: 0,
                 stopped: None,

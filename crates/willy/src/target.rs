@@ -66,10 +66,10 @@ pub struct TargetSpec {
     /// Fill files with `--verify` headers ([`crate::verify`]).
     pub verify: Option<crate::verify::Level>,
     /// One rank of a run on several ([`crate::cluster`]): its files are
-    /// named `willy-<pid>-r<rank>-...dat` (ranks on one host may share a
-    /// PID namespace's numbers on a shared directory, not a rank) and are
-    /// unlinked as soon as they are created, so that a rank killed with
-    /// SIGKILL leaves nothing behind.
+    /// named `willy-<pid>-r<rank>-...dat` (in a shared directory, PIDs of
+    /// different hosts can collide; ranks cannot) and are unlinked as soon
+    /// as they are created, so that a rank killed with SIGKILL leaves
+    /// nothing behind.
     pub rank: Option<usize>,
 }
 
@@ -89,11 +89,9 @@ pub struct Target {
     pub direct: bool,
     /// Whether the fill stamps `--verify` headers.
     verify: Option<crate::verify::Level>,
-    /// One rank of several: see `TargetSpec::rank`.
+    /// One rank of several (`TargetSpec::rank`): the files were unlinked
+    /// once created, and `created` names them for messages only.
     rank: Option<usize>,
-    /// The files were unlinked once created (`TargetSpec::rank`): `created`
-    /// names them for messages only.
-    unlinked: bool,
 }
 
 /// A directory of files or a raw device.
@@ -199,7 +197,6 @@ impl Target {
             direct,
             verify: None,
             rank: None,
-            unlinked: false,
         }
     }
 
@@ -305,7 +302,6 @@ impl Target {
             if self.rank.is_some() {
                 std::fs::remove_file(&path)
                     .map_err(|e| Error::io(format!("unlinking {}", path.display()), e))?;
-                self.unlinked = true;
             }
             self.created.push(path);
             self.files.push(f);
@@ -420,7 +416,7 @@ impl Target {
     pub fn cleanup(&mut self) {
         self.files.clear();
         for p in self.created.drain(..) {
-            if !self.unlinked {
+            if self.rank.is_none() {
                 let _ = std::fs::remove_file(&p);
             }
         }

@@ -332,13 +332,13 @@ impl Testbed {
     }
 
     /// This rank's share of `ws` (all of it with one rank).
-    fn local(&self, ws: &[Workload]) -> Result<Vec<Workload>, Error> {
+    fn local(&self, ws: &[Workload]) -> Vec<Workload> {
         match &self.cluster {
-            None => Ok(ws.to_vec()),
-            Some(c) => Ok(ws
+            None => ws.to_vec(),
+            Some(c) => ws
                 .iter()
                 .map(|w| crate::cluster::local_workload(w, c.size(), c.rank()))
-                .collect()),
+                .collect(),
         }
     }
 
@@ -466,7 +466,7 @@ impl Testbed {
             })
             .collect();
         let totals: Vec<u64> = ws.iter().map(Workload::total_bytes).collect();
-        let locals = self.local(ws)?;
+        let locals = self.local(ws);
         let ws = &locals[..];
         let Bed::Real { spec, held } = &mut self.bed else {
             return Ok(false);
@@ -580,7 +580,7 @@ impl Testbed {
         let (ws, cfg) = match &self.cluster {
             None => (ws, cfg),
             Some(c) => {
-                locals = self.local(ws)?;
+                locals = self.local(ws);
                 clustered = RunConfig {
                     cluster: Some(c.clone()),
                     // Each rank's generators draw their own streams.
