@@ -1079,32 +1079,88 @@ pub fn run_sim_many(
     sim: &crate::sim::SimConfig,
     direct: bool,
 ) -> Result<(Vec<Measurement>, crate::sim::SimStats), Error> {
+    let offsets = contiguous(ws);
+    let all: Vec<usize> = (0..ws.len()).collect();
+    run_sim_placed(ws, &offsets, &all, cfg, sim, direct)
+}
+
+/// Each workload's region starting where the one before it ends.
+pub fn contiguous(ws: &[Workload]) -> Vec<u64> {
+    ws.iter()
+        .scan(0, |at, w| {
+            *at += w.total_bytes();
+            Some(*at - w.total_bytes())
+        })
+        .collect()
+}
+
+/// [`run_sim_many`] with workload `k`'s region at `offsets[k]`, running only
+/// the workloads in `active` (the others' regions are laid out, and cached
+/// at the start, all the same): what `willy interfere` compares. Workload
+/// `k` draws the same requests whichever others run. The measurements are
+/// `active`'s, in its order.
+pub fn run_sim_placed(
+    ws: &[Workload],
+    offsets: &[u64],
+    active: &[usize],
+    cfg: &RunConfig,
+    sim: &crate::sim::SimConfig,
+    direct: bool,
+) -> Result<(Vec<Measurement>, crate::sim::SimStats), Error> {
     cfg.validate()?;
-    let total: u64 = ws.iter().map(Workload::total_bytes).sum();
-    if total > sim.capacity() {
-        return Err(Error::Usage(format!(
-            "the simulated {} holds {} but uniqueBytes needs {}",
-            sim.name,
-            crate::units::Bytes(sim.capacity()),
-            crate::units::Bytes(total)
-        )));
-    }
-    let mut engine = crate::sim::SimEngine::new(sim, total, direct, cfg.seed);
+    let mut order: Vec<usize> = (0..ws.len()).collect();
+    order.sort_by_key(|&k| offsets[k]);
+    let regions: Vec<(u64, u64)> = order
+        .iter()
+        .map(|&k| (offsets[k], ws[k].total_bytes()))
+        .collect();
+    check_regions(&regions, sim)?;
+    let partitions = crate::sim::insulate::partition_sizes(ws, sim, direct)?
+        .map(|sizes| order.iter().map(|&k| sizes[k]).collect::<Vec<u64>>());
+    let mut engine =
+        crate::sim::SimEngine::placed(sim, &regions, partitions.as_deref(), direct, cfg.seed);
     let mut slots: Vec<Slot> = Vec::new();
-    let mut region = 0u64;
-    for (k, w) in ws.iter().enumerate() {
+    for (meter, &k) in active.iter().enumerate() {
+        let w = &ws[k];
         let per = w.bytes_per_generator();
         for n in 0..w.process_num {
             let fd = slots.len() as i32;
-            slots.push(Slot::of(w, k, n, cfg, fd, region + u64::from(n) * per));
+            let mut slot = Slot::of(w, k, n, cfg, fd, offsets[k] + u64::from(n) * per);
+            slot.meter = meter;
+            slots.push(slot);
         }
-        region += w.total_bytes();
     }
-    let meters: Vec<Meter> = ws
+    let meters: Vec<Meter> = active
         .iter()
-        .map(|w| Meter::new(cfg, w, engine.now(), 1))
+        .map(|&k| Meter::new(cfg, &ws[k], engine.now(), 1))
         .collect();
-    let mut lats: Vec<Latencies> = ws.iter().map(|_| Latencies::new()).collect();
+    let mut lats: Vec<Latencies> = active.iter().map(|_| Latencies::new()).collect();
     worker(&mut engine, &mut slots, &meters, 0, &mut lats);
     Ok((finish(&meters, &lats, cfg)?, engine.stats()))
+}
+
+/// Regions (offset, length), sorted: within the simulated storage and
+/// apart.
+fn check_regions(regions: &[(u64, u64)], sim: &crate::sim::SimConfig) -> Result<(), Error> {
+    let end = regions.iter().map(|&(o, n)| o + n).max().unwrap_or(0);
+    if end > sim.capacity() {
+        let total: u64 = regions.iter().map(|r| r.1).sum();
+        return Err(Error::Usage(format!(
+            "the simulated {} holds {} but the workloads need {} (uniqueBytes {}, up to offset {})",
+            sim.name,
+            crate::units::Bytes(sim.capacity()),
+            crate::units::Bytes(end),
+            crate::units::Bytes(total),
+            crate::units::Bytes(end - total.min(end))
+        )));
+    }
+    if let Some(w) = regions.windows(2).find(|w| w[0].0 + w[0].1 > w[1].0) {
+        return Err(Error::Usage(format!(
+            "two workloads' regions overlap: one at {} runs to {}, past the next at {}",
+            crate::units::Bytes(w[0].0),
+            crate::units::Bytes(w[0].0 + w[0].1),
+            crate::units::Bytes(w[1].0)
+        )));
+    }
+    Ok(())
 }

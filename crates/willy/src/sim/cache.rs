@@ -141,16 +141,7 @@ impl PageCache {
         if self.lru.len < self.capacity {
             return None;
         }
-        let victim = self.lru.tail;
-        self.lru.remove(victim);
-        let dirty = self.dirty.contains(victim);
-        if dirty {
-            self.dirty.remove(victim);
-        }
-        Some(Evicted {
-            page: victim,
-            dirty,
-        })
+        self.evict_tail()
     }
 
     /// Caches `p` as most recently used (dirty if `dirty`, at time `now`),
@@ -182,6 +173,40 @@ impl PageCache {
         ev
     }
 
+    /// Caches the pages of `run` not cached yet, clean, as the least
+    /// recently used pages but above those that were (the kernel puts a
+    /// read-ahead batch at the head of its inactive list): room is made
+    /// for the whole batch first, so that the batch does not evict itself
+    /// page by page. Returns the pages evicted.
+    pub fn insert_cold_run(&mut self, run: std::ops::RangeInclusive<u32>) -> Vec<Evicted> {
+        let new: Vec<u32> = run.filter(|&p| !self.lru.contains(p)).collect();
+        let mut out = Vec::new();
+        while self.lru.len > 0 && self.lru.len + new.len() as u64 > self.capacity {
+            out.extend(self.evict_tail());
+        }
+        // Nearest first: the farthest ahead is evicted first.
+        for &p in new.iter().take(self.capacity as usize) {
+            self.lru.push_back(p);
+        }
+        out
+    }
+
+    fn evict_tail(&mut self) -> Option<Evicted> {
+        let victim = self.lru.tail;
+        if victim == NONE {
+            return None;
+        }
+        self.lru.remove(victim);
+        let dirty = self.dirty.contains(victim);
+        if dirty {
+            self.dirty.remove(victim);
+        }
+        Some(Evicted {
+            page: victim,
+            dirty,
+        })
+    }
+
     /// The oldest dirty page and when it was dirtied, if any.
     pub fn oldest_dirty(&self) -> Option<(u32, u64)> {
         let t = self.dirty.tail;
@@ -192,6 +217,155 @@ impl PageCache {
     pub fn clean(&mut self, p: u32) {
         if self.dirty.contains(p) {
             self.dirty.remove(p);
+        }
+    }
+}
+
+/// The simulated system's cache over the regions of the storage that
+/// workloads use: page numbers are the storage's own (`offset / page`),
+/// kept in a compact space so that regions far apart on a large device
+/// cost memory for their pages only. Shared (one LRU over all regions) or
+/// partitioned (one LRU of its own size per region, Argon's partitions).
+#[derive(Clone, Debug)]
+pub struct Cache {
+    /// Per region: its first page, its pages, its first compact index.
+    regions: Vec<(u64, u64, u64)>,
+    /// One LRU over every region, or one per region.
+    parts: Vec<PageCache>,
+}
+
+impl Cache {
+    /// One LRU of `capacity` pages over `regions` (first page, pages),
+    /// sorted by first page and disjoint.
+    pub fn shared(capacity: u64, regions: &[(u64, u64)]) -> Cache {
+        let mut compact = 0;
+        let regions: Vec<(u64, u64, u64)> = regions
+            .iter()
+            .map(|&(first, n)| {
+                compact += n;
+                (first, n, compact - n)
+            })
+            .collect();
+        Cache {
+            regions,
+            parts: vec![PageCache::new(capacity, compact)],
+        }
+    }
+
+    /// One LRU per region, of `capacities[k]` pages for region `k`.
+    pub fn partitioned(capacities: &[u64], regions: &[(u64, u64)]) -> Cache {
+        Cache {
+            regions: regions.iter().map(|&(first, n)| (first, n, 0)).collect(),
+            parts: capacities
+                .iter()
+                .zip(regions)
+                .map(|(&c, &(_, n))| PageCache::new(c, n))
+                .collect(),
+        }
+    }
+
+    /// The region holding page `p`.
+    pub fn region_of(&self, p: u32) -> Option<usize> {
+        let p = u64::from(p);
+        let k = self.regions.partition_point(|r| r.0 <= p).checked_sub(1)?;
+        (p < self.regions[k].0 + self.regions[k].1).then_some(k)
+    }
+
+    /// The last page of the region holding `p`.
+    pub fn region_end(&self, p: u32) -> Option<u32> {
+        self.region_of(p)
+            .map(|k| (self.regions[k].0 + self.regions[k].1 - 1) as u32)
+    }
+
+    /// (part, index in it) of page `p`, in a region.
+    fn locate(&self, p: u32) -> Option<(usize, u32)> {
+        let k = self.region_of(p)?;
+        let (first, _, compact) = self.regions[k];
+        let local = u64::from(p) - first;
+        Some(if self.parts.len() == 1 {
+            (0, (compact + local) as u32)
+        } else {
+            (k, local as u32)
+        })
+    }
+
+    /// The storage's page of index `i` of part `part`.
+    fn page_of(&self, part: usize, i: u32) -> u32 {
+        let i = u64::from(i);
+        if self.parts.len() == 1 {
+            let k = self.regions.partition_point(|r| r.2 <= i) - 1;
+            (self.regions[k].0 + i - self.regions[k].2) as u32
+        } else {
+            (self.regions[part].0 + i) as u32
+        }
+    }
+
+    fn back(&self, part: usize, e: Option<Evicted>) -> Option<Evicted> {
+        e.map(|e| Evicted {
+            page: self.page_of(part, e.page),
+            dirty: e.dirty,
+        })
+    }
+
+    /// Dirty pages, over all parts.
+    pub fn dirty_len(&self) -> u64 {
+        self.parts.iter().map(PageCache::dirty_len).sum()
+    }
+
+    /// True if `p` is cached.
+    pub fn contains(&self, p: u32) -> bool {
+        self.locate(p)
+            .is_some_and(|(k, i)| self.parts[k].contains(i))
+    }
+
+    /// True if `p` is cached dirty.
+    pub fn is_dirty(&self, p: u32) -> bool {
+        self.locate(p)
+            .is_some_and(|(k, i)| self.parts[k].dirty.contains(i))
+    }
+
+    /// [`PageCache::touch`]; a page outside every region is never cached.
+    pub fn touch(&mut self, p: u32) -> bool {
+        match self.locate(p) {
+            Some((k, i)) => self.parts[k].touch(i),
+            None => false,
+        }
+    }
+
+    /// [`PageCache::insert`], in the page's own part.
+    pub fn insert(&mut self, p: u32, dirty: bool, now: u64) -> Option<Evicted> {
+        let (k, i) = self.locate(p)?;
+        let e = self.parts[k].insert(i, dirty, now);
+        self.back(k, e)
+    }
+
+    /// [`PageCache::insert_cold_run`], for a run within one region.
+    pub fn insert_cold_run(&mut self, first: u32, last: u32) -> Vec<Evicted> {
+        let Some((k, i)) = self.locate(first) else {
+            return Vec::new();
+        };
+        let evicted = self.parts[k].insert_cold_run(i..=i + (last - first));
+        evicted
+            .into_iter()
+            .map(|e| Evicted {
+                page: self.page_of(k, e.page),
+                dirty: e.dirty,
+            })
+            .collect()
+    }
+
+    /// The oldest dirty page over all parts, and when it was dirtied.
+    pub fn oldest_dirty(&self) -> Option<(u32, u64)> {
+        (0..self.parts.len())
+            .filter_map(|k| self.parts[k].oldest_dirty().map(|(i, t)| (k, i, t)))
+            .min_by_key(|&(_, _, t)| t)
+            .map(|(k, i, t)| (self.page_of(k, i), t))
+    }
+
+    /// [`PageCache::clean`].
+    pub fn clean(&mut self, p: u32) {
+        if let Some((k, i)) = self.locate(p) {
+            self.parts[k].clean(i);
         }
     }
 }
@@ -252,6 +426,53 @@ mod tests {
         assert_eq!(c.oldest_dirty(), Some((4, 10)));
         c.clean(4);
         assert_eq!(c.oldest_dirty(), Some((5, 20)));
+    }
+
+    /// Pages far apart on the storage share one LRU in a compact space, or
+    /// each region has its own.
+    #[test]
+    fn regions_map_to_one_lru_or_to_partitions() {
+        let regions = [(10, 3), (1_000_000, 2)];
+        let mut shared = Cache::shared(3, &regions);
+        for p in [10, 11, 12] {
+            shared.insert(p, false, 0);
+        }
+        assert_eq!(shared.region_of(1_000_001), Some(1));
+        assert_eq!(shared.region_of(13), None);
+        assert_eq!(shared.region_end(11), Some(12));
+        // The far region's page pushes out the near region's LRU page.
+        let e = shared.insert(1_000_000, true, 5).expect("full");
+        assert_eq!(e.page, 10);
+        assert!(shared.is_dirty(1_000_000) && shared.contains(1_000_000));
+        assert_eq!(shared.oldest_dirty(), Some((1_000_000, 5)));
+        let mut parts = Cache::partitioned(&[3, 1], &regions);
+        for p in [10, 11, 12] {
+            parts.insert(p, false, 0);
+        }
+        // Its own partition is full, not the near region's.
+        assert_eq!(parts.insert(1_000_000, false, 0), None);
+        assert_eq!(
+            parts.insert(1_000_001, true, 0).map(|e| e.page),
+            Some(1_000_000)
+        );
+        assert!(parts.contains(10) && parts.contains(11) && parts.contains(12));
+        assert_eq!(parts.dirty_len(), 1);
+        assert!(!parts.touch(13));
+    }
+
+    /// A read-ahead batch into a full cache pushes out the least recently
+    /// used pages, not its own first pages.
+    #[test]
+    fn a_cold_run_makes_room_for_itself() {
+        let mut c = PageCache::new(4, 20);
+        for p in 0..4 {
+            c.insert(p, false, 0);
+        }
+        let ev: Vec<u32> = c.insert_cold_run(10..=12).iter().map(|e| e.page).collect();
+        assert_eq!(ev, vec![0, 1, 2]);
+        assert!(c.contains(10) && c.contains(11) && c.contains(12) && c.contains(3));
+        // The batch is below the pages used before it.
+        assert_eq!(c.insert(5, false, 0).map(|e| e.page), Some(12));
     }
 
     /// Uniform random references to U pages: an LRU cache of C pages hits

@@ -25,6 +25,91 @@ pub struct SimConfig {
     pub cache: Option<CacheConfig>,
     /// The storage below the cache.
     pub storage: StorageConfig,
+    /// Argon's insulation between workloads run together (`willy
+    /// interfere`); absent: none, as in an ordinary system.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insulation: Option<Insulation>,
+}
+
+/// Argon's three mechanisms (Wachs et al., FAST'07, section 3), each off
+/// unless given. A workload run with others is told apart by its region
+/// of the simulated storage.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Insulation {
+    /// Amortization: a sequential read miss reads this much (prefetch), and
+    /// a dirty page written out takes the contiguous dirty pages after it
+    /// along up to this much (write-back coalescing), per workload.
+    #[serde(default)]
+    pub amortization: Option<Bytes>,
+    /// Round-robin disk time quanta, ms: one workload's requests at a time
+    /// reach the storage; when its quantum is over, what it has there
+    /// drains and the next workload with requests waiting has its turn (a
+    /// workload with none waiting is skipped).
+    #[serde(default)]
+    pub quantum_ms: Option<f64>,
+    /// Cache partitions, one per workload: `"stack"` sizes each from its
+    /// LRU stack distances, the least that keeps its throughput within
+    /// `r_value` of what the whole cache gives it (the rest is shared out
+    /// evenly); `"equal"` splits the cache evenly; or a list of sizes.
+    #[serde(default)]
+    pub partitions: Option<Partitions>,
+    /// The R-value `"stack"` partitions are sized for (default 0.9).
+    #[serde(default = "default_r_value")]
+    pub r_value: f64,
+}
+
+fn default_r_value() -> f64 {
+    0.9
+}
+
+impl Insulation {
+    fn validate(&self, cached: bool) -> Result<(), String> {
+        if self.amortization.is_some_and(|a| a.0 == 0) {
+            return Err("insulation.amortization must be positive".into());
+        }
+        if self.quantum_ms.is_some_and(|q| !(q > 0.0 && q.is_finite())) {
+            return Err("insulation.quantum_ms must be positive".into());
+        }
+        if !(self.r_value > 0.0 && self.r_value < 1.0) {
+            return Err("insulation.r_value must be between 0 and 1".into());
+        }
+        if self.partitions.is_some() && !cached {
+            return Err("insulation.partitions needs a cache".into());
+        }
+        Ok(())
+    }
+}
+
+impl Default for Insulation {
+    fn default() -> Insulation {
+        Insulation {
+            amortization: None,
+            quantum_ms: None,
+            partitions: None,
+            r_value: default_r_value(),
+        }
+    }
+}
+
+/// How the cache is partitioned among workloads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Partitions {
+    /// Sized by a rule.
+    Rule(PartitionRule),
+    /// One size per workload, in order.
+    Sizes(Vec<Bytes>),
+}
+
+/// A partition-sizing rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PartitionRule {
+    /// From each workload's LRU stack distances.
+    Stack,
+    /// Evenly.
+    Equal,
 }
 
 /// Per-request host costs. A request's copy between cache and user memory
@@ -162,7 +247,57 @@ pub struct DiskConfig {
     pub queue: QueuePolicy,
 }
 
+impl StorageConfig {
+    /// What an access away from the current position costs besides its
+    /// transfer, ms: a disk's overhead, mean seek and half a revolution
+    /// (Argon's `T_seek + T_rot / 2`, section 3.3); an SSD's read latency.
+    pub fn positioning_ms(&self) -> f64 {
+        match self {
+            StorageConfig::Disk { disk } | StorageConfig::Raid0 { disk, .. } => {
+                disk.overhead_ms + disk.mean_seek_ms() + disk.revolution_ms() / 2.0
+            }
+            StorageConfig::Ssd {
+                read_overhead_ms, ..
+            } => *read_overhead_ms,
+        }
+    }
+
+    /// Media rate of the whole storage, MB/s: a disk's, an array's disks'
+    /// together, an SSD's channels' together (reads).
+    pub fn media_mb_per_s(&self) -> f64 {
+        match self {
+            StorageConfig::Disk { disk } => disk.media_mb_per_s,
+            StorageConfig::Raid0 { disks, disk, .. } => disk.media_mb_per_s * f64::from(*disks),
+            StorageConfig::Ssd {
+                channels,
+                read_mb_per_s,
+                ..
+            } => read_mb_per_s * f64::from(*channels),
+        }
+    }
+}
+
 impl DiskConfig {
+    /// Mean seek time between two positions drawn uniformly over the disk,
+    /// ms: the seek curve against the density `2 (C - d) / C^2` of their
+    /// distance `d` over `C` cylinders, integrated in closed form piece by
+    /// piece.
+    pub fn mean_seek_ms(&self) -> f64 {
+        let c = self.cylinders as f64;
+        let b = (self.seek_break_cyl as f64).min(c);
+        // Integrals over [lo, hi] of (C - d), (C - d) d and (C - d) sqrt(d).
+        let one = |lo: f64, hi: f64| c * (hi - lo) - (hi * hi - lo * lo) / 2.0;
+        let lin =
+            |lo: f64, hi: f64| c * (hi * hi - lo * lo) / 2.0 - (hi.powi(3) - lo.powi(3)) / 3.0;
+        let root = |lo: f64, hi: f64| {
+            c * 2.0 / 3.0 * (hi.powf(1.5) - lo.powf(1.5))
+                - 2.0 / 5.0 * (hi.powf(2.5) - lo.powf(2.5))
+        };
+        let short = self.seek_a_ms * one(0.0, b) + self.seek_b_ms * root(0.0, b);
+        let long = self.seek_c_ms * one(b, c) + self.seek_e_ms * lin(b, c);
+        2.0 / (c * c) * (short + long)
+    }
+
     /// Seek time in ms for `d` cylinders.
     pub fn seek_ms(&self, d: u64) -> f64 {
         if d == 0 {
@@ -264,6 +399,9 @@ impl SimConfig {
             }
             Ok(())
         };
+        if let Some(i) = &self.insulation {
+            i.validate(self.cache.is_some())?;
+        }
         match &self.storage {
             StorageConfig::Disk { disk: d } => disk(d)?,
             StorageConfig::Raid0 {

@@ -23,7 +23,7 @@
 //! cache starts as the real one does after willy has written the files:
 //! holding the last-written pages, clean.
 
-use super::cache::PageCache;
+use super::cache::Cache;
 use super::config::{SimConfig, WritePolicy};
 use super::storage::{ms, transfer_ns, Schedule, Storage, StorageOp};
 use crate::engine::{Completion, Engine, Io};
@@ -39,6 +39,58 @@ enum Event {
     Part(usize),
     CpuDone(usize),
     Flush,
+    /// The quantum of this number ends.
+    QuantumEnd(u64),
+}
+
+/// A storage operation's tag: its job, and the region (workload) it works
+/// for, if any, above bit 32.
+fn tag_of(job: usize, region: Option<usize>) -> usize {
+    job | (region.map_or(0, |r| r + 1) << 32)
+}
+
+fn job_of(tag: usize) -> usize {
+    tag & 0xFFFF_FFFF
+}
+
+fn region_of_tag(tag: usize) -> Option<usize> {
+    (tag >> 32).checked_sub(1)
+}
+
+/// Argon's round-robin disk time quanta over the regions (workloads).
+#[derive(Debug)]
+struct Quanta {
+    quantum: u64,
+    /// The region whose turn it is, and when its turn ends.
+    active: Option<(usize, u64)>,
+    number: u64,
+    /// Per region: operations at the storage, operations waiting for its
+    /// turn, and the time one operation takes (ns per operation over its
+    /// last quantum, smoothed).
+    outstanding: Vec<u64>,
+    waiting: Vec<std::collections::VecDeque<StorageOp>>,
+    per_op: Vec<f64>,
+    /// Operations completed in the current quantum.
+    done: u64,
+    started: u64,
+}
+
+impl Quanta {
+    /// Quanta of `quantum` ns over `regions`; an operation is first
+    /// expected to take the storage's positioning time (Argon's first
+    /// estimate, "the average rotational plus seek time").
+    fn new(quantum: u64, regions: usize, cfg: &SimConfig) -> Quanta {
+        Quanta {
+            quantum,
+            active: None,
+            number: 0,
+            outstanding: vec![0; regions],
+            waiting: vec![Default::default(); regions],
+            per_op: vec![cfg.storage.positioning_ms() * 1e6; regions],
+            done: 0,
+            started: 0,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -62,6 +114,11 @@ pub struct SimStats {
     pub read_misses: u64,
     /// Pages written out to storage (any cause).
     pub pages_written_out: u64,
+    /// Virtual time the storage spent serving operations, ns (averaged
+    /// over its disks or channels).
+    pub storage_busy_ns: u64,
+    /// Virtual time simulated, ns.
+    pub elapsed_ns: u64,
 }
 
 /// A simulated storage system.
@@ -69,9 +126,14 @@ pub struct SimEngine {
     now: u64,
     seq: u64,
     events: BinaryHeap<Reverse<(u64, u64, Event)>>,
-    cache: Option<PageCache>,
+    cache: Option<Cache>,
     page: u64,
-    pages: u64,
+    /// The regions the workloads use, bytes (offset, length), in order.
+    regions: Vec<(u64, u64)>,
+    /// With insulation: pages per sequential read miss, and the most pages
+    /// one write-out run coalesces.
+    amortize_pages: Option<u64>,
+    quanta: Option<Quanta>,
     policy: WritePolicy,
     dirty_limit: Option<u64>,
     /// Log-structured write-out: the next log position, and the log's span.
@@ -96,16 +158,46 @@ impl SimEngine {
     /// A simulation of `cfg` over a device of `bytes` bytes. With
     /// `bypass_cache` (willy's `--direct`) the cache is not used.
     pub fn new(cfg: &SimConfig, bytes: u64, bypass_cache: bool, seed: u64) -> SimEngine {
+        SimEngine::placed(cfg, &[(0, bytes)], None, bypass_cache, seed)
+    }
+
+    /// A simulation of `cfg` whose workloads use `regions` of the device
+    /// ((offset, length) in bytes, in order, disjoint), with a cache
+    /// partition of `partitions[k]` bytes for region `k` if given. The
+    /// cache starts holding the last pages of the last regions, clean, as
+    /// after the files were written in order.
+    pub fn placed(
+        cfg: &SimConfig,
+        regions: &[(u64, u64)],
+        partitions: Option<&[u64]>,
+        bypass_cache: bool,
+        seed: u64,
+    ) -> SimEngine {
         let cache_cfg = cfg.cache.as_ref().filter(|_| !bypass_cache);
         let page = cache_cfg.map(|c| c.page_size.0).unwrap_or(4096);
-        let pages = bytes.div_ceil(page);
+        let page_regions: Vec<(u64, u64)> = regions
+            .iter()
+            .map(|&(o, n)| (o / page, (o + n).div_ceil(page) - o / page))
+            .collect();
+        let end = regions.iter().map(|&(o, n)| o + n).max().unwrap_or(0);
+        let insulation = cfg.insulation.clone().unwrap_or_default();
         let mut e = SimEngine {
             now: 0,
             seq: 0,
             events: BinaryHeap::new(),
-            cache: cache_cfg.map(|c| PageCache::new(c.capacity.0 / page, pages)),
+            cache: cache_cfg.map(|c| match partitions {
+                Some(sizes) => {
+                    let pages: Vec<u64> = sizes.iter().map(|b| (b / page).max(1)).collect();
+                    Cache::partitioned(&pages, &page_regions)
+                }
+                None => Cache::shared(c.capacity.0 / page, &page_regions),
+            }),
             page,
-            pages,
+            regions: regions.to_vec(),
+            amortize_pages: insulation.amortization.map(|a| a.0.div_ceil(page)),
+            quanta: insulation
+                .quantum_ms
+                .map(|q| Quanta::new(ms(q), regions.len(), cfg)),
             policy: cache_cfg
                 .map(|c| c.write_policy)
                 .unwrap_or(WritePolicy::WriteThrough),
@@ -115,8 +207,8 @@ impl SimEngine {
             // The log lives past the files, or over the whole device if the
             // files leave no room: (head, start, end).
             log: cache_cfg.filter(|c| c.log_writes).map(|_| {
-                let start = pages * page;
-                let start = if cfg.capacity() - start >= 64 << 20 {
+                let start = end.div_ceil(page) * page;
+                let start = if cfg.capacity().saturating_sub(start) >= 64 << 20 {
                     start
                 } else {
                     0
@@ -140,22 +232,41 @@ impl SimEngine {
             scratch: Vec::new(),
             stats: SimStats::default(),
         };
-        // The files were just written and synced: the cache holds the last
-        // pages written, clean.
-        if let Some(c) = &mut e.cache {
-            for p in 0..pages {
-                c.insert(p as u32, false, 0);
-            }
-        }
+        e.fill(&page_regions);
         if let Some(f) = e.flush_ns {
             e.push(f, Event::Flush);
         }
         e
     }
 
+    /// The files were just written and synced, region by region: the
+    /// cache holds the last pages written, clean.
+    fn fill(&mut self, page_regions: &[(u64, u64)]) {
+        if let Some(c) = &mut self.cache {
+            for &(first, n) in page_regions {
+                for p in first..first + n {
+                    c.insert(p as u32, false, 0);
+                }
+            }
+        }
+    }
+
     /// Counters so far.
     pub fn stats(&self) -> SimStats {
-        self.stats
+        SimStats {
+            storage_busy_ns: self.storage.busy_ns(),
+            elapsed_ns: self.now,
+            ..self.stats
+        }
+    }
+
+    /// The region (workload) the byte at `offset` belongs to.
+    fn region_at(&self, offset: u64) -> Option<usize> {
+        let k = self
+            .regions
+            .partition_point(|r| r.0 <= offset)
+            .checked_sub(1)?;
+        (offset < self.regions[k].0 + self.regions[k].1).then_some(k)
     }
 
     fn push(&mut self, t: u64, ev: Event) {
@@ -188,17 +299,116 @@ impl SimEngine {
     }
 
     fn storage_op(&mut self, op: Op, offset: u64, len: u64, job: usize) {
-        let mut out = std::mem::take(&mut self.scratch);
+        let region = self.region_at(offset);
         let op = StorageOp {
             op,
             offset,
             len,
-            tag: job,
+            tag: tag_of(job, region),
         };
+        self.jobs[job].as_mut().expect("live job").pending += 1;
+        match (&mut self.quanta, region) {
+            (Some(q), Some(r)) => {
+                q.waiting[r].push_back(op);
+                if q.active.is_none() {
+                    self.start_quantum(r);
+                } else {
+                    self.release();
+                }
+            }
+            _ => self.send_to_storage(op),
+        }
+    }
+
+    /// Sends `op` to the storage; its job waits for every part.
+    fn send_to_storage(&mut self, op: StorageOp) {
+        let mut out = std::mem::take(&mut self.scratch);
         let parts = self.storage.submit(self.now, op, &mut self.rng, &mut out);
         self.scratch = out;
-        self.jobs[job].as_mut().expect("live job").pending += parts;
+        let job = job_of(op.tag);
+        self.jobs[job].as_mut().expect("live job").pending += parts - 1;
+        if let (Some(q), Some(r)) = (&mut self.quanta, region_of_tag(op.tag)) {
+            q.outstanding[r] += u64::from(parts);
+        }
         self.schedule();
+    }
+
+    /// Region `r`'s quantum begins now.
+    fn start_quantum(&mut self, r: usize) {
+        let q = self.quanta.as_mut().expect("quanta");
+        q.number += 1;
+        q.active = Some((r, self.now + q.quantum));
+        q.done = 0;
+        q.started = self.now;
+        let (t, n) = (self.now + q.quantum, q.number);
+        self.push(t, Event::QuantumEnd(n));
+        self.release();
+    }
+
+    /// Passes the active region's waiting operations to the storage while
+    /// they are expected to finish within its quantum (Argon issues no
+    /// more than its quantum can serve, so that draining stays short).
+    fn release(&mut self) {
+        loop {
+            let q = self.quanta.as_mut().expect("quanta");
+            let Some((r, end)) = q.active else { return };
+            let fits = q.outstanding[r] == 0
+                || self.now as f64 + (q.outstanding[r] + 1) as f64 * q.per_op[r] <= end as f64;
+            if self.now >= end || !fits {
+                return;
+            }
+            let Some(op) = q.waiting[r].pop_front() else {
+                return;
+            };
+            self.send_to_storage(op);
+        }
+    }
+
+    /// A part of region `r`'s operations completed.
+    fn quantum_part_done(&mut self, r: usize) {
+        let q = self.quanta.as_mut().expect("quanta");
+        q.outstanding[r] -= 1;
+        if q.active.map(|a| a.0) != Some(r) {
+            return;
+        }
+        q.done += 1;
+        let (_, end) = q.active.expect("active");
+        if self.now >= end && q.outstanding[r] == 0 {
+            self.next_quantum();
+        } else {
+            self.release();
+        }
+    }
+
+    /// The active quantum is over and drained: the next region (round
+    /// robin) with operations waiting has its turn; none: the next
+    /// operation to come starts one.
+    fn next_quantum(&mut self) {
+        let q = self.quanta.as_mut().expect("quanta");
+        let (r, _) = q.active.take().expect("active");
+        if q.done > 0 {
+            let per = (self.now - q.started) as f64 / q.done as f64;
+            q.per_op[r] = 0.5 * q.per_op[r] + 0.5 * per;
+        }
+        let n = q.waiting.len();
+        let next = (1..=n)
+            .map(|i| (r + i) % n)
+            .find(|&k| !q.waiting[k].is_empty());
+        if let Some(k) = next {
+            self.start_quantum(k);
+        }
+    }
+
+    fn quantum_end(&mut self, number: u64) {
+        let q = self.quanta.as_mut().expect("quanta");
+        if q.number != number {
+            return;
+        }
+        if let Some((r, _)) = q.active {
+            if q.outstanding[r] == 0 {
+                self.next_quantum();
+            }
+        }
     }
 
     /// Writes `pages` out as part of `job`: sorted and merged into runs at
@@ -219,10 +429,31 @@ impl SimEngine {
             while j < pages.len() && pages[j] == pages[j - 1] + 1 {
                 j += 1;
             }
-            let (first, n) = (u64::from(pages[i]), (j - i) as u64);
+            let (first, mut n) = (u64::from(pages[i]), (j - i) as u64);
+            n += self.coalesce(pages[j - 1], n);
             self.storage_op(Op::Write, first * self.page, n * self.page, job);
             i = j;
         }
+    }
+
+    /// Write-back coalescing (Argon's amortization): the dirty pages right
+    /// after `last` join a run of `n` pages, up to the amortization size;
+    /// they are marked clean. Returns how many joined.
+    fn coalesce(&mut self, last: u32, n: u64) -> u64 {
+        let (Some(max), Some(c)) = (self.amortize_pages, &mut self.cache) else {
+            return 0;
+        };
+        let mut more = 0;
+        while n + more < max {
+            let p = last + 1 + more as u32;
+            if !c.is_dirty(p) {
+                break;
+            }
+            c.clean(p);
+            more += 1;
+        }
+        self.stats.pages_written_out += more;
+        more
     }
 
     /// Caches `first..=last` (clean, or dirty); dirty victims are written
@@ -257,20 +488,38 @@ impl SimEngine {
     }
 
     /// Caches read-ahead pages `first..=last` cold (see
-    /// [`PageCache::insert_cold`]); dirty victims are written out for `job`.
+    /// [`Cache::insert_cold_run`]); dirty victims are written out for `job`.
     fn cache_ahead(&mut self, first: u32, last: u32, job: usize) {
         let Some(c) = &mut self.cache else { return };
-        let mut victims = Vec::new();
-        for p in first..=last {
-            if let Some(ev) = c.insert_cold(p) {
-                if ev.dirty {
-                    victims.push(ev.page);
-                }
-            }
+        if first > last {
+            return;
         }
+        let victims: Vec<u32> = c
+            .insert_cold_run(first, last)
+            .into_iter()
+            .filter(|e| e.dirty)
+            .map(|e| e.page)
+            .collect();
         if !victims.is_empty() {
             self.write_out(victims, job);
         }
+    }
+
+    /// The last page a read missing pages `a..=b` brings in: on a
+    /// sequential miss, `readahead` more (or, with amortization, all of the
+    /// amortization size from `a`), within the region.
+    fn read_ahead(&self, a: u32, b: u32, seq: bool) -> u32 {
+        let end = self
+            .cache
+            .as_ref()
+            .and_then(|c| c.region_end(b))
+            .unwrap_or(b);
+        let want = match (seq, self.amortize_pages) {
+            (false, _) => u64::from(b),
+            (true, None) => u64::from(b) + self.readahead_pages,
+            (true, Some(s)) => u64::from(b).max(u64::from(a) + s - 1),
+        };
+        want.min(u64::from(end)) as u32
     }
 
     /// The job's storage work is done: cache what it read, else copy.
@@ -337,10 +586,15 @@ impl SimEngine {
                 self.scratch = out;
                 self.schedule();
             }
-            Event::Part(id) => {
+            Event::Part(tag) => {
+                let id = job_of(tag);
                 self.jobs[id].as_mut().expect("live job").pending -= 1;
+                if let (Some(_), Some(r)) = (&self.quanta, region_of_tag(tag)) {
+                    self.quantum_part_done(r);
+                }
                 self.advance(id);
             }
+            Event::QuantumEnd(n) => self.quantum_end(n),
             Event::CpuDone(id) => {
                 let job = self.jobs[id].take().expect("live job");
                 self.free_jobs.push(id);
@@ -386,8 +640,7 @@ impl Engine for SimEngine {
                     None => self.stats.read_hits += 1,
                     Some((a, b)) => {
                         self.stats.read_misses += 1;
-                        let extra = if seq { self.readahead_pages } else { 0 };
-                        let ahead = (u64::from(b) + extra).min(self.pages - 1) as u32;
+                        let ahead = self.read_ahead(a, b, seq);
                         self.jobs[job].as_mut().expect("live job").insert = Some((a, b, ahead));
                         let (off, n) = (
                             u64::from(a) * self.page,

@@ -12,7 +12,8 @@
 pub mod cache;
 pub mod config;
 pub mod engine;
+pub mod insulate;
 pub mod storage;
 
-pub use config::{SimConfig, PRESETS};
+pub use config::{Insulation, SimConfig, PRESETS};
 pub use engine::{SimEngine, SimStats};

@@ -54,6 +54,8 @@ struct Disk {
     last_read_done: u64,
     /// The previous operation of either kind ended here.
     last_end: u64,
+    /// Time spent serving operations, ns.
+    busy: u64,
 }
 
 impl Disk {
@@ -146,6 +148,7 @@ impl Disk {
             self.last_read_end = o.offset + o.len;
             self.last_read_done = now + t;
         }
+        self.busy += t;
         t
     }
 }
@@ -173,6 +176,7 @@ pub struct Storage {
 #[derive(Clone, Debug)]
 struct Ssd {
     free: Vec<u64>,
+    busy: u64,
     read: (u64, f64),
     write: (u64, f64),
 }
@@ -191,6 +195,7 @@ impl Storage {
             last_read_end: u64::MAX,
             last_read_done: 0,
             last_end: u64::MAX,
+            busy: 0,
         };
         match cfg {
             StorageConfig::Disk { disk: d } => Storage {
@@ -226,10 +231,20 @@ impl Storage {
                 bus_free: 0,
                 ssd: Some(Ssd {
                     free: vec![0; *channels as usize],
+                    busy: 0,
                     read: (ms(*read_overhead_ms), *read_mb_per_s),
                     write: (ms(*write_overhead_ms), *write_mb_per_s),
                 }),
             },
+        }
+    }
+
+    /// Time the storage spent serving operations, ns, averaged over its
+    /// disks (or an SSD's channels).
+    pub fn busy_ns(&self) -> u64 {
+        match &self.ssd {
+            Some(s) => s.busy / s.free.len() as u64,
+            None => self.disks.iter().map(|d| d.busy).sum::<u64>() / self.disks.len() as u64,
         }
     }
 
@@ -258,6 +273,7 @@ impl Storage {
                 .expect("a channel");
             let done = free.max(now) + over + transfer_ns(len, rate);
             ssd.free[i] = done;
+            ssd.busy += over + transfer_ns(len, rate);
             out.push(Schedule::Part(tag, done));
             return 1;
         }
