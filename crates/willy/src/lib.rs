@@ -12,9 +12,11 @@
 //! - [`run`]: the core loop that times every request and the stopping rule;
 //! - [`checkpoint`]: every measurement saved at once, for `--resume`;
 //! - [`cluster`]: one run on several ranks (MPI): shares, coordination, totals;
+//! - [`interfere`]: workloads alone and together, and their R-values (Argon);
 //! - [`stats`]: batch means and confidence intervals;
 //! - [`report`]: the versioned result document of one run;
-//! - [`doc`]: the other documents (profile, validation, predictions, comparison).
+//! - [`doc`]: the other documents (profile, validation, predictions, comparison,
+//!   interference).
 //!
 //! ```
 //! use willy::{generator::Generator, workload::Workload};
@@ -35,6 +37,7 @@ pub mod doc;
 pub mod engine;
 pub mod fio;
 pub mod generator;
+pub mod interfere;
 pub mod lru;
 pub mod report;
 pub mod run;

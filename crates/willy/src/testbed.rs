@@ -99,8 +99,9 @@ pub struct TestbedOptions {
 /// the cgroup charges beside the page cache.
 const MPI_RANK_MEMORY: u64 = 64 << 20;
 
-/// The (uniqueBytes, processNum) of each workload some files were made for.
-type FilesKey = Vec<(u64, u32)>;
+/// The (uniqueBytes, processNum, offset on a device) of each workload some
+/// files were made for.
+type FilesKey = Vec<(u64, u32, u64)>;
 
 enum Bed {
     Sim(Box<SimConfig>),
@@ -121,6 +122,9 @@ pub struct Testbed {
     cluster: Option<crate::cluster::ClusterRef>,
     /// Rank 0 of several, telling the others what to do ([`Testbed::lead`]).
     leading: bool,
+    /// Where each workload's region starts on a device (or simulated
+    /// storage), if not one after the other ([`Testbed::measure_placed`]).
+    placement: Option<Vec<u64>>,
 }
 
 /// What the leading rank tells the others ([`Testbed::follow`]).
@@ -231,6 +235,7 @@ impl Testbed {
             cgroup,
             cluster: opts.cluster.clone(),
             leading: false,
+            placement: None,
         })
     }
 
@@ -417,6 +422,7 @@ impl Testbed {
     /// keeps them; reuses the files already held when they fit. Returns
     /// true when they were reused. A simulated system needs nothing.
     pub fn prepare(&mut self, ws: &[Workload], progress: FillProgress) -> Result<bool, Error> {
+        self.placement = None;
         self.command(&Command::Prepare(ws.to_vec()))?;
         let r = self.prepare_all(ws, progress);
         self.dismissed_by(&r);
@@ -465,7 +471,10 @@ impl Testbed {
                 None => 0,
             })
             .collect();
-        let totals: Vec<u64> = ws.iter().map(Workload::total_bytes).collect();
+        let offsets = match &self.placement {
+            Some(p) if p.len() == ws.len() => p.clone(),
+            _ => crate::run::contiguous(ws),
+        };
         let locals = self.local(ws);
         let ws = &locals[..];
         let Bed::Real { spec, held } = &mut self.bed else {
@@ -473,25 +482,24 @@ impl Testbed {
         };
         let key: FilesKey = ws
             .iter()
-            .map(|w| (w.unique_bytes.0, w.process_num))
+            .zip(&offsets)
+            .map(|(w, &o)| (w.unique_bytes.0, w.process_num, o))
             .collect();
         if matches!(held, Some((k, _)) if *k == key) {
             return Ok(true);
         }
         *held = None; // the old files go first
         let mut targets = Vec::with_capacity(ws.len());
-        let mut offset = 0;
         for (index, w) in ws.iter().enumerate() {
             let part = Part {
                 index,
-                offset: offset + before[index],
+                offset: offsets[index] + before[index],
             };
             targets.push(if w.process_num == 0 {
                 Target::idle(spec)
             } else {
                 Target::open_part(spec, w, part, progress)?
             });
-            offset += totals[index];
         }
         *held = Some((key, targets));
         Ok(false)
@@ -553,10 +561,69 @@ impl Testbed {
         if ws.is_empty() {
             return Err(Error::Usage("no workload to measure".into()));
         }
+        self.placement = None;
         self.command(&Command::Measure(ws.to_vec(), RunParams::of(cfg)))?;
         let r = self.measure_here(ws, cfg, fill, observe);
         self.dismissed_by(&r);
         r
+    }
+
+    /// Measures the workloads `active` of `ws` at once (one alone, or all
+    /// together: what `willy interfere` compares), with workload `k`'s
+    /// files made for all of `ws` and kept between calls, its region of a
+    /// device or of the simulated storage at `offsets[k]`, and its own
+    /// requests whichever others run. Returns the measurements, in
+    /// `active`'s order, and on a simulated system its counters.
+    pub fn measure_placed(
+        &mut self,
+        ws: &[Workload],
+        offsets: &[u64],
+        active: &[usize],
+        cfg: &RunConfig,
+        fill: FillProgress,
+        observe: &mut dyn FnMut(&Snapshot),
+    ) -> Result<(Vec<Measurement>, Option<crate::sim::SimStats>), Error> {
+        if self.cluster.is_some() {
+            return Err(Error::Usage(
+                "workloads placed apart are not run on several ranks".into(),
+            ));
+        }
+        if active.is_empty() || active.iter().any(|&k| k >= ws.len()) || offsets.len() != ws.len() {
+            return Err(Error::Usage("no workload to measure".into()));
+        }
+        if let Bed::Sim(sim) = &self.bed {
+            let (ms, stats) =
+                crate::run::run_sim_placed(ws, offsets, active, cfg, sim, self.direct)?;
+            return Ok((ms, Some(stats)));
+        }
+        // A workload alone draws what it draws among the others (workload
+        // k's generators are seeded with seed + k).
+        let seeded;
+        let cfg = if let [k] = active {
+            seeded = RunConfig {
+                seed: cfg.seed.wrapping_add(*k as u64),
+                ..cfg.clone()
+            };
+            &seeded
+        } else {
+            cfg
+        };
+        self.placement = Some(offsets.to_vec());
+        self.prepare_all(ws, fill)?;
+        let Bed::Real { held, .. } = &self.bed else {
+            unreachable!("a real target")
+        };
+        let (_, targets) = held.as_ref().expect("prepared");
+        for t in targets {
+            t.write_back()?;
+        }
+        let parts: Vec<(&Workload, &Target)> =
+            active.iter().map(|&k| (&ws[k], &targets[k])).collect();
+        let before = crate::background::Sample::now();
+        let mut ms = crate::run::run_many(&parts, cfg, observe)?;
+        let background = before.until(&crate::background::Sample::now());
+        ms.iter_mut().for_each(|m| m.background = background);
+        Ok((ms, None))
     }
 
     /// After a failure every rank knows of, the other ranks have stopped

@@ -11,9 +11,11 @@
 //!
 //! - [`profile`]: what `willy run --scale` found;
 //! - [`validation`]: what `willy validate` measured against its predictions;
-//! - [`prediction`]: `willy predict` and `willy compare`.
+//! - [`prediction`]: `willy predict` and `willy compare`;
+//! - [`interference`]: what `willy interfere` measured.
 
 pub mod csv;
+pub mod interference;
 pub mod prediction;
 pub mod profile;
 pub mod validation;
