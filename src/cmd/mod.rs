@@ -4,6 +4,7 @@
 mod compare;
 mod csv;
 mod fio;
+mod interfere;
 mod plot;
 mod predict;
 mod run;
@@ -33,6 +34,9 @@ pub enum Command {
     Validate(Box<validate::ValidateArgs>),
     /// Compare two profiles on standard or given workloads.
     Compare(compare::CompareArgs),
+    /// Measure workloads alone and together: what each keeps of its
+    /// stand-alone throughput within its share (Argon's R-value).
+    Interfere(Box<interfere::InterfereArgs>),
     /// Draw a profile's figures (and a validation's or comparison's) as SVG.
     Plot(plot::PlotArgs),
     /// Write a one-page HTML report of a profile, figures inline.
@@ -76,6 +80,7 @@ impl Command {
             Command::Predict(args) => predict::cmd_predict(args),
             Command::Validate(args) => validate::cmd_validate(*args, interrupt),
             Command::Compare(args) => compare::cmd_compare(args),
+            Command::Interfere(args) => interfere::cmd_interfere(*args, interrupt),
             Command::Plot(args) => plot::cmd_plot(args),
             Command::Report(args) => plot::cmd_report(args),
             Command::Csv(args) => csv::cmd_csv(args),

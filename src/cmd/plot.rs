@@ -1,9 +1,11 @@
 //! `willy plot` and `willy report`: a profile's figures as SVG files, or
-//! inline in one HTML page, with a validation's and a comparison's.
+//! inline in one HTML page, with a validation's and a comparison's; or the
+//! figure of an interference document (`willy interfere --json`).
 
 use super::{check_output_path, load_profile, model, write_file};
 use clap::Args;
 use std::path::{Path, PathBuf};
+use willy::doc::interference::Interference;
 use willy::doc::prediction::Comparison;
 use willy::doc::profile::Profile;
 use willy::doc::validation::ValidationReport;
@@ -13,7 +15,8 @@ use willy_predict::plot::Figure;
 
 #[derive(Args, Debug)]
 pub struct PlotArgs {
-    /// The profile (`willy run --scale`).
+    /// The profile (`willy run --scale`), or an interference document
+    /// (`willy interfere --json`).
     #[arg(default_value = "willy-profile.json")]
     pub profile: PathBuf,
     /// Directory for the SVG files (created if missing).
@@ -29,7 +32,8 @@ pub struct PlotArgs {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// The profile (`willy run --scale`).
+    /// The profile (`willy run --scale`), or an interference document
+    /// (`willy interfere --json`).
     #[arg(default_value = "willy-profile.json")]
     pub profile: PathBuf,
     /// Include this `willy validate --json` result.
@@ -62,7 +66,35 @@ fn figures(
     Ok(figs)
 }
 
+/// The interference document at `p`, if that is what it is.
+fn interference(p: &Path) -> Result<Option<Interference>, Error> {
+    let Ok(text) = std::fs::read_to_string(p) else {
+        return Ok(None); // the profile's reader says why
+    };
+    let kind = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(String::from));
+    if kind.as_deref() != Some("willy-interference") {
+        return Ok(None);
+    }
+    read_doc(p, Interference::from_json).map(Some)
+}
+
+fn interference_figure(p: &Path, d: &Interference) -> Result<Figure, Error> {
+    willy_predict::plot::interference_figure(d)
+        .map_err(|e| Error::Usage(format!("{}: drawing: {e}", p.display())))
+}
+
 pub fn cmd_plot(args: PlotArgs) -> anyhow::Result<()> {
+    if let Some(d) = interference(&args.profile)? {
+        let f = interference_figure(&args.profile, &d)?;
+        std::fs::create_dir_all(&args.out)
+            .map_err(|e| Error::Usage(format!("cannot create {}: {e}", args.out.display())))?;
+        let path = args.out.join(format!("{}.svg", f.name));
+        write_file(&path, &f.svg)?;
+        println!("{}  {}", path.display(), f.title);
+        return Ok(());
+    }
     let profile = load_profile(&args.profile)?;
     model(willy_predict::MODELS[0], &args.profile, &profile)?;
     let validation = args
@@ -93,6 +125,16 @@ pub fn cmd_plot(args: PlotArgs) -> anyhow::Result<()> {
 }
 
 pub fn cmd_report(args: ReportArgs) -> anyhow::Result<()> {
+    if let Some(d) = interference(&args.profile)? {
+        check_output_path("--output", &args.output)?;
+        let f = interference_figure(&args.profile, &d)?;
+        write_file(
+            &args.output,
+            &willy_predict::report::interference_html(&d, &f),
+        )?;
+        println!("report     {}", args.output.display());
+        return Ok(());
+    }
     let profile = load_profile(&args.profile)?;
     model(willy_predict::MODELS[0], &args.profile, &profile)?;
     check_output_path("--output", &args.output)?;

@@ -14,16 +14,19 @@ pub enum SchemaDoc {
     Predictions,
     /// The document `willy compare --json` writes.
     Comparison,
+    /// The document `willy interfere --json` writes.
+    Interference,
 }
 
 pub fn cmd_schema(document: SchemaDoc) -> anyhow::Result<()> {
-    use willy::doc::{prediction, profile, validation};
+    use willy::doc::{interference, prediction, profile, validation};
     let text = match document {
         SchemaDoc::Run => willy::report::schema(),
         SchemaDoc::Profile => profile::schema(),
         SchemaDoc::Validation => validation::schema(),
         SchemaDoc::Predictions => prediction::predictions_schema(),
         SchemaDoc::Comparison => prediction::comparison_schema(),
+        SchemaDoc::Interference => interference::schema(),
     };
     print!("{text}");
     Ok(())

@@ -303,6 +303,61 @@ fn tables(p: &Profile) -> String {
     h
 }
 
+/// The report of a `willy interfere --json` document: one HTML page with
+/// its figure and its table.
+pub fn interference_html(d: &willy::doc::interference::Interference, fig: &Figure) -> String {
+    let mut h = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>willy interference report</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}svg{max-width:100%;height:auto}</style></head><body>\n",
+    );
+    h += &format!(
+        "<h1>willy: interference on {}</h1>\n<p>Each workload measured alone, then all together, with the same stopping rule (engine {}, {}). R = shared / (share &times; alone): the fraction of its stand-alone throughput a workload keeps within its share (Argon, FAST'07). ",
+        esc(&d.target),
+        d.engine.name(),
+        if d.direct { "O_DIRECT" } else { "through the page cache" }
+    );
+    let pct = |x: Option<f64>| x.map_or("unknown".into(), |b| format!("{:.0}%", b * 100.0));
+    h += &if d.contended {
+        format!(
+            "The shared run was <b>contended</b>: {} saturated (storage busy {}, CPUs {}).</p>\n",
+            esc(d.bottleneck.as_deref().unwrap_or("?")),
+            pct(d.storage_busy),
+            pct(d.cpu_busy)
+        )
+    } else {
+        format!(
+            "The shared run was <b>not contended</b> (storage busy {}, CPUs {}): the R-values say nothing of interference.</p>\n",
+            pct(d.storage_busy),
+            pct(d.cpu_busy)
+        )
+    };
+    h += &format!(
+        "<figure>{}<figcaption>{}</figcaption></figure>\n",
+        fig.svg,
+        esc(&fig.title)
+    );
+    h += "<table><tr><th>workload</th><th>uniqueBytes</th><th>sizeMean</th><th>readFrac</th><th>seqFrac</th><th>processNum</th><th>share</th><th>alone MB/s</th><th>shared MB/s</th><th>R</th><th>R 95% CI</th></tr>\n";
+    for w in &d.workloads {
+        let x = &w.workload;
+        h += &format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.2}</td><td>{:.2}</td><td>{:.3}</td><td>{}</td></tr>\n",
+            esc(&w.name),
+            x.unique_bytes,
+            x.size_mean,
+            x.read_frac,
+            x.seq_frac,
+            x.process_num,
+            w.share,
+            w.alone_bytes_per_sec / 1e6,
+            w.shared_bytes_per_sec / 1e6,
+            w.r_value,
+            w.r_value_ci95
+                .map_or("-".into(), |[lo, hi]| format!("{lo:.3} to {hi:.3}"))
+        );
+    }
+    h += "</table>\n</body></html>\n";
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

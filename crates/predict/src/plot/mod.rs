@@ -12,15 +12,17 @@
 //!   [`REGION_COLORS`]) across figures.
 //!
 //! One file per figure: `unique.rs` (the uniqueBytes curves), `region.rs`
-//! (each region's family and the overlays), `validation.rs` and
-//! `comparison.rs`; this file holds what they share.
+//! (each region's family and the overlays), `validation.rs`,
+//! `comparison.rs` and `interference.rs`; this file holds what they share.
 
 mod comparison;
+mod interference;
 mod region;
 mod unique;
 mod validation;
 
 pub use comparison::comparison_figure;
+pub use interference::interference_figure;
 pub use validation::validation_figures;
 
 use crate::predict::Param;
