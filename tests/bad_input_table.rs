@@ -200,6 +200,41 @@ const CASES: &[(&str, i32, &str)] = &[
         2,
         "cannot write --output",
     ),
+    (
+        "interfere -w $DIR/w.json --target sim:hdd",
+        2,
+        "two or more workloads",
+    ),
+    (
+        "interfere -w $DIR/w.json -w $DIR/bad.json --target sim:hdd",
+        2,
+        "bad.json",
+    ),
+    (
+        "interfere -w $DIR/w.json -w $DIR/unknown.json --target sim:hdd",
+        2,
+        "seqFraction",
+    ),
+    (
+        "interfere -w $DIR/w.json -w $DIR/far.json --target sim:hdd",
+        2,
+        "overlap",
+    ),
+    (
+        "interfere -w $DIR/w.json -w $DIR/w.json --target sim:hdd --json $DIR/missing/i.json",
+        2,
+        "cannot write --json",
+    ),
+    (
+        "interfere --amortization 0.9 --target $DIR/data",
+        2,
+        "needs a simulated system",
+    ),
+    (
+        "interfere --amortization 1 --target sim:hdd",
+        2,
+        "between 0 and 1",
+    ),
     ("sim nope", 2, "nope"),
     ("schema nope", 2, "nope"),
     ("fio-job $DIR/bad.json", 2, "bad.json"),
@@ -227,6 +262,8 @@ fn scratch() -> Dir {
     d.write("bad.json", "{\"uniqueBytes\": ");
     d.write("unknown.json", &GOOD.replace("seqFrac", "seqFraction"));
     d.write("junk.json", "garbage");
+    // Its region starts inside w.json's.
+    d.write("far.json", &GOOD.replace("}", ",\"offset\":4096}"));
     d.write("q.json.ckpt", "garbage\n");
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     std::fs::copy(

@@ -7,6 +7,7 @@ mod bad_input;
 mod bad_input_table;
 mod device;
 mod fio;
+mod interfere;
 mod mpi;
 mod plot;
 mod predict;

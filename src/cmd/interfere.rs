@@ -172,18 +172,20 @@ fn measure(
             }
             prog.borrow_mut().running(s);
         },
-        &mut |stage, m| {
-            let ci = m
-                .ci95_rel
-                .map_or("n/a".into(), |c| format!("±{:.1}%", c * 100.0));
+        &mut |stage, ms| {
             let mut p = prog.borrow_mut();
             p.finish();
             *p = Progress::new();
-            eprintln!(
-                "willy: {}: {}/s, CI {ci}",
-                name(stage),
-                human_bytes(m.throughput_bytes_per_sec)
-            );
+            let each: Vec<String> = ms
+                .iter()
+                .map(|m| {
+                    let ci = m
+                        .ci95_rel
+                        .map_or("n/a".into(), |c| format!("±{:.1}%", c * 100.0));
+                    format!("{}/s (CI {ci})", human_bytes(m.throughput_bytes_per_sec))
+                })
+                .collect();
+            eprintln!("willy: {}: {}", name(stage), each.join(", "));
         },
     );
     prog.borrow_mut().finish();
@@ -218,25 +220,21 @@ pub fn table(d: &Interference) -> String {
         );
     }
     let pct = |x: Option<f64>| x.map_or("unknown".into(), |b| format!("{:.0}%", b * 100.0));
-    s += &format!(
-        "{}: storage busy {}, CPUs busy {} of the shared run{}\n",
-        if d.contended {
-            "contended"
-        } else {
-            "not contended"
-        },
-        pct(d.storage_busy),
-        if d.simulated {
-            "(not simulated)".into()
-        } else {
-            pct(d.cpu_busy)
-        },
-        match &d.bottleneck {
-            Some(b) => format!(" ({b} saturated)"),
-            None =>
-                ": no resource was saturated, so the R-values say nothing of interference".into(),
-        }
-    );
+    let cpus = if d.simulated {
+        String::new()
+    } else {
+        format!(", CPUs busy {}", pct(d.cpu_busy))
+    };
+    s += &match &d.bottleneck {
+        Some(b) => format!(
+            "contended ({b} saturated): storage busy {}{cpus} during the shared run\n",
+            pct(d.storage_busy)
+        ),
+        None => format!(
+            "not contended: storage busy {}{cpus} during the shared run; no resource was saturated, so the R-values say nothing of interference\n",
+            pct(d.storage_busy)
+        ),
+    };
     s
 }
 

@@ -60,7 +60,10 @@ impl Member {
                     .0,
             ),
         };
-        let workload = Workload::from_json(&v.to_string()).map_err(|e| bad(e.to_string()))?;
+        let workload = Workload::from_json(&v.to_string()).map_err(|e| match e {
+            Error::BadWorkload(m) => bad(m),
+            other => bad(other.to_string()),
+        })?;
         Ok(Member {
             name: name.to_string(),
             workload,
@@ -117,13 +120,14 @@ pub fn offsets(ms: &[Member]) -> Vec<u64> {
 pub type Stage = Option<usize>;
 
 /// Measures `ms` alone and together on `bed`. `observe` hears each
-/// measurement's progress, `done` each measurement as it ends.
+/// measurement's progress, `done` each measurement's results as it ends
+/// (one workload's alone, every workload's together).
 pub fn measure(
     bed: &mut Testbed,
     ms: &[Member],
     cfg: &RunConfig,
     observe: &mut dyn FnMut(Stage, &Snapshot),
-    done: &mut dyn FnMut(Stage, &Measurement),
+    done: &mut dyn FnMut(Stage, &[Measurement]),
 ) -> Result<Interference, Error> {
     if ms.len() < 2 {
         return Err(Error::Usage(format!(
@@ -140,7 +144,7 @@ pub fn measure(
             bed.measure_placed(&ws, &offsets, &[k], cfg, &mut |_, _| true, &mut |s| {
                 observe(Some(k), s)
             })?;
-        done(Some(k), &m[0]);
+        done(Some(k), &m);
         alone.push(m.remove(0));
     }
     let all: Vec<usize> = (0..ms.len()).collect();
@@ -153,7 +157,7 @@ pub fn measure(
         Some(s) => Some(s.storage_busy_ns as f64 / s.elapsed_ns.max(1) as f64),
         None => busy.and_then(StorageBusy::fraction),
     };
-    done(None, &shared[0]);
+    done(None, &shared);
     let cpu_busy = (!bed.is_simulated())
         .then(|| cpu_busy(&shared[0]))
         .flatten();
