@@ -225,14 +225,17 @@ pub fn table(d: &Interference) -> String {
     } else {
         format!(", CPUs busy {}", pct(d.cpu_busy))
     };
-    s += &match &d.bottleneck {
-        Some(b) => format!(
-            "contended ({b} saturated): storage busy {}{cpus} during the shared run\n",
-            pct(d.storage_busy)
+    let busy = format!(
+        "storage busy {}{cpus} during the shared run",
+        pct(d.storage_busy)
+    );
+    s += &match (&d.bottleneck, d.contended) {
+        (Some(b), _) => format!("contended ({b} saturated): {busy}\n"),
+        (None, true) => format!(
+            "contended: a workload got less than its share, though no resource was busy 90% of the time ({busy})\n"
         ),
-        None => format!(
-            "not contended: storage busy {}{cpus} during the shared run; no resource was saturated, so the R-values say nothing of interference\n",
-            pct(d.storage_busy)
+        (None, false) => format!(
+            "not contended: {busy}; each workload had at least its share, so the R-values say nothing of interference\n"
         ),
     };
     s

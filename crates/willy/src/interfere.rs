@@ -10,7 +10,10 @@
 //! is measured alone, then all together, with the same stopping rule, on
 //! the same files; workload `k` draws the same requests each time. The
 //! shared run is *contended* when the storage or the CPUs were busy at
-//! least 90% of it: only then do the R-values measure interference.
+//! least 90% of it, or when a workload got less than its share (its R
+//! interval wholly below 1): only then do the R-values measure
+//! interference. Otherwise each workload had what it asked for, and R
+//! above 1 only says the system had room to spare.
 
 use crate::doc::interference::{
     r_value, Interference, InterferingWorkload, CONTENDED_BUSY, INTERFERENCE_SCHEMA_VERSION,
@@ -168,6 +171,12 @@ pub fn measure(
     } else {
         None
     };
+    let workloads = results(ms, &share, &offsets, alone, shared);
+    // Below its share with confidence: it competed for something, even if
+    // no counter shows a resource busy all the time.
+    let lost = workloads
+        .iter()
+        .any(|w| w.r_value_ci95.map_or(w.r_value < 1.0, |c| c[1] < 1.0));
     Ok(Interference {
         kind: "willy-interference".into(),
         schema_version: INTERFERENCE_SCHEMA_VERSION,
@@ -181,11 +190,11 @@ pub fn measure(
             .sim()
             .and_then(|s| s.insulation.as_ref())
             .and_then(|i| serde_json::to_value(i).ok()),
-        contended: bottleneck.is_some(),
+        contended: bottleneck.is_some() || lost,
         storage_busy,
         cpu_busy,
         bottleneck,
-        workloads: results(ms, &share, &offsets, alone, shared),
+        workloads,
     })
 }
 

@@ -69,8 +69,9 @@ pub struct Interference {
     pub seed: u64,
     /// The simulated system's insulation settings, if any.
     pub insulation: Option<serde_json::Value>,
-    /// Whether the workloads contended for the storage or the CPUs during
-    /// the shared run (either busy at least 90% of it). Where false, the
+    /// Whether the workloads contended during the shared run: the storage
+    /// or the CPUs were busy at least 90% of it, or a workload got less
+    /// than its share (its R interval wholly below 1). Where false, the
     /// R-values say nothing of interference.
     pub contended: bool,
     /// Fraction of the shared run the storage was busy (simulated: its
@@ -80,7 +81,9 @@ pub struct Interference {
     /// Fraction of the machine's cores busy during the shared run (willy
     /// and everything else; null on a simulated system).
     pub cpu_busy: Option<f64>,
-    /// What was saturated: `"storage"`, `"cpu"`, or null.
+    /// What was busy at least 90% of the shared run: `"storage"`,
+    /// `"cpu"`, or null (then `contended` is true only where a workload
+    /// got less than its share).
     pub bottleneck: Option<String>,
     /// Each workload, in the order given.
     pub workloads: Vec<InterferingWorkload>,
@@ -171,6 +174,29 @@ mod tests {
             proptest::prop_assert!(lo <= r && r <= hi);
             let [lo2, hi2] = r_value(a, Some(ca + more), s, Some(cs), share).1.unwrap();
             proptest::prop_assert!(lo2 <= lo + 1e-9 && hi2 >= hi - 1e-9);
+        }
+    }
+
+    #[test]
+    fn the_recorded_runs_read() {
+        let dir = format!(
+            "{}/../../docs/runs/2026-11-23/interfere",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        for name in ["direct", "direct-2", "direct-3", "buffered-1g", "cached"] {
+            let text = std::fs::read_to_string(format!("{dir}/{name}.json")).unwrap();
+            let d = Interference::from_json(&text).unwrap();
+            assert!(d.contended, "{name}");
+            for w in &d.workloads {
+                let (r, _) = r_value(
+                    w.alone_bytes_per_sec,
+                    None,
+                    w.shared_bytes_per_sec,
+                    None,
+                    w.share,
+                );
+                assert!((r - w.r_value).abs() < 1e-9, "{name}");
+            }
         }
     }
 
