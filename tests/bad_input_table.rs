@@ -226,6 +226,21 @@ const CASES: &[(&str, i32, &str)] = &[
         "cannot write --json",
     ),
     (
+        "interfere -w $DIR/limited.json -w $DIR/w.json --target $DIR/data",
+        2,
+        "cacheLimit needs --processes",
+    ),
+    (
+        "interfere -w $DIR/tiny.json -w $DIR/w.json --target $DIR/data --processes",
+        2,
+        "too small to run in",
+    ),
+    (
+        "interfere -w $DIR/w.json -w $DIR/w.json --target sim:hdd --processes",
+        2,
+        "--processes runs workloads as processes",
+    ),
+    (
         "interfere --amortization 0.9 --target $DIR/data",
         2,
         "needs a simulated system",
@@ -262,6 +277,11 @@ fn scratch() -> Dir {
     d.write("bad.json", "{\"uniqueBytes\": ");
     d.write("unknown.json", &GOOD.replace("seqFrac", "seqFraction"));
     d.write("junk.json", "garbage");
+    d.write(
+        "limited.json",
+        &GOOD.replace("}", ",\"cacheLimit\":\"64MiB\"}"),
+    );
+    d.write("tiny.json", &GOOD.replace("}", ",\"cacheLimit\":\"1MiB\"}"));
     // Its region starts inside w.json's.
     d.write("far.json", &GOOD.replace("}", ",\"offset\":4096}"));
     d.write("q.json.ckpt", "garbage\n");

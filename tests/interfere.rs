@@ -82,6 +82,63 @@ fn files_are_measured_alone_and_together() {
     assert!(html.contains("<svg") && html.contains("random.json"));
 }
 
+/// Each workload in its own process and, as root, its own memory cgroup:
+/// both measured, the cgroups and files gone afterwards.
+#[test]
+fn processes_run_each_workload_in_its_own_cgroup() {
+    let d = Dir::new();
+    let limit = if is_root() {
+        r#","cacheLimit":"96MiB"}"#
+    } else {
+        "}"
+    };
+    let a = d.write("seq.json", &SEQ.replace('}', limit));
+    let b = d.write("random.json", &RANDOM.replace('}', limit));
+    std::fs::create_dir(d.join("data")).unwrap();
+    let out = d.join("i.json");
+    let before = willy_cgroups();
+    let mut c = willy();
+    c.args(["interfere", "--processes", "-w"])
+        .arg(&a)
+        .arg("-w")
+        .arg(&b)
+        .arg("--target")
+        .arg(d.join("data"))
+        .arg("--json")
+        .arg(&out)
+        .args(QUICK);
+    if !is_root() {
+        c.arg("--direct"); // nothing to partition without cgroups
+    }
+    run_ok(&mut c);
+    assert!(d.entries("data").is_empty(), "{:?}", d.entries("data"));
+    assert_eq!(willy_cgroups(), before, "a cgroup was left");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["processes"], true);
+    for k in 0..2 {
+        assert!(workload_f(&v, k, "alone_bytes_per_sec") > 0.0, "{v}");
+        assert!(workload_f(&v, k, "shared_bytes_per_sec") > 0.0, "{v}");
+        if is_root() {
+            assert_eq!(v["workloads"][k]["cache_limit_bytes"], 96u64 << 20);
+        }
+    }
+}
+
+/// willy's memory cgroups beside this test's own.
+fn willy_cgroups() -> Vec<String> {
+    let Ok(own) = willy::cgroup::own_memory_cgroup() else {
+        return vec![];
+    };
+    std::fs::read_dir(own)
+        .map(|it| {
+            it.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("willy-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[test]
 fn two_streams_on_a_simulated_disk_lose_most_of_their_efficiency() {
     let d = Dir::new();
@@ -132,6 +189,29 @@ fn bad_interference_input_is_refused() {
         .output()
         .unwrap();
     assert_usage_error(&o, "shares add up to 1.800");
+    let limited = d.write(
+        "limited.json",
+        &SEQ.replace('}', r#","cacheLimit":"64MiB"}"#),
+    );
+    let o = willy()
+        .args(["interfere", "-w"])
+        .arg(&limited)
+        .arg("-w")
+        .arg(&a)
+        .arg("--target")
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert_usage_error(&o, "cacheLimit needs --processes");
+    let o = willy()
+        .args(["interfere", "--processes", "-w"])
+        .arg(&a)
+        .arg("-w")
+        .arg(&a)
+        .args(["--target", "sim:hdd"])
+        .output()
+        .unwrap();
+    assert_usage_error(&o, "--processes runs workloads as processes");
     let o = willy()
         .args(["interfere", "--amortization", "0.9", "--target"])
         .arg(d.path())

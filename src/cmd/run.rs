@@ -219,6 +219,7 @@ impl RunArgs {
             verify: self.verify.map(Into::into),
             cluster: None,
             stonewall_bytes: self.stonewall.map(|b| b.0),
+            hold: None,
         }
     }
 }

@@ -3,10 +3,11 @@
 //! R-value of Argon, Wachs et al., FAST'07, section 3.1).
 //!
 //! Each workload file is a workload (as `willy run --workload` reads it)
-//! with two more optional fields: `share`, its part of the system (the
-//! workloads without one split what the others leave evenly), and
-//! `offset`, where its region starts on a device or simulated storage
-//! (by default each starts where the one before it ends). Every workload
+//! with optional fields: `share`, its part of the system (the workloads
+//! without one split what the others leave evenly), `offset`, where its
+//! region starts on a device or simulated storage (by default each starts
+//! where the one before it ends), and `cacheLimit`, the memory cgroup of
+//! its own process (`willy interfere --processes`). Every workload
 //! is measured alone, then all together, with the same stopping rule, on
 //! the same files; workload `k` draws the same requests each time. The
 //! shared run is *contended* when the storage or the CPUs were busy at
@@ -37,6 +38,9 @@ pub struct Member {
     pub share: Option<f64>,
     /// Its `offset`, bytes, if given.
     pub offset: Option<u64>,
+    /// Its `cacheLimit`, bytes, if given: run in its own process, in a
+    /// memory cgroup of this size.
+    pub cache_limit: Option<u64>,
 }
 
 impl Member {
@@ -63,6 +67,14 @@ impl Member {
                     .0,
             ),
         };
+        let cache_limit = match obj.remove("cacheLimit") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(c) => Some(
+                serde_json::from_value::<Bytes>(c.clone())
+                    .map_err(|_| bad(format!("cacheLimit {c} must be a size (e.g. \"1GiB\")")))?
+                    .0,
+            ),
+        };
         let workload = Workload::from_json(&v.to_string()).map_err(|e| match e {
             Error::BadWorkload(m) => bad(m),
             other => bad(other.to_string()),
@@ -72,6 +84,7 @@ impl Member {
             workload,
             share,
             offset,
+            cache_limit,
         })
     }
 
@@ -138,7 +151,7 @@ pub fn measure(
             ms.len()
         )));
     }
-    let share = shares(ms)?;
+    shares(ms)?; // bad shares fail before anything is measured
     let offsets = offsets(ms);
     let ws: Vec<Workload> = ms.iter().map(|m| m.workload.clone()).collect();
     let mut alone = Vec::with_capacity(ms.len());
@@ -151,7 +164,7 @@ pub fn measure(
         alone.push(m.remove(0));
     }
     let all: Vec<usize> = (0..ms.len()).collect();
-    let busy = StorageBusy::start(bed);
+    let busy = StorageBusy::start(bed.target());
     let (shared, stats) =
         bed.measure_placed(&ws, &offsets, &all, cfg, &mut |_, _| true, &mut |s| {
             observe(None, s)
@@ -161,9 +174,53 @@ pub fn measure(
         None => busy.and_then(StorageBusy::fraction),
     };
     done(None, &shared);
-    let cpu_busy = (!bed.is_simulated())
-        .then(|| cpu_busy(&shared[0]))
-        .flatten();
+    let setting = Setting {
+        target: bed.target().to_string(),
+        simulated: bed.is_simulated(),
+        direct: bed.info().direct,
+        engine: cfg.engine,
+        seed: cfg.seed,
+        insulation: bed
+            .sim()
+            .and_then(|s| s.insulation.as_ref())
+            .and_then(|i| serde_json::to_value(i).ok()),
+        processes: false,
+    };
+    assemble(ms, setting, alone, shared, storage_busy)
+}
+
+/// How the workloads were run, for the document.
+#[derive(Clone, Debug)]
+pub struct Setting {
+    /// The target.
+    pub target: String,
+    /// A simulated system.
+    pub simulated: bool,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// The engine.
+    pub engine: crate::engine::EngineKind,
+    /// The first workload's seed.
+    pub seed: u64,
+    /// A simulated system's insulation.
+    pub insulation: Option<serde_json::Value>,
+    /// Each workload in its own process.
+    pub processes: bool,
+}
+
+/// The document from the measurements: R-values, and whether the shared
+/// run was contended (`storage_busy`: the storage's busy fraction during
+/// it, if known).
+pub fn assemble(
+    ms: &[Member],
+    setting: Setting,
+    alone: Vec<Measurement>,
+    shared: Vec<Measurement>,
+    storage_busy: Option<f64>,
+) -> Result<Interference, Error> {
+    let share = shares(ms)?;
+    let offsets = offsets(ms);
+    let cpu_busy = (!setting.simulated).then(|| cpu_busy(&shared[0])).flatten();
     let bottleneck = if storage_busy.is_some_and(|b| b >= CONTENDED_BUSY) {
         Some("storage".to_string())
     } else if cpu_busy.is_some_and(|b| b >= CONTENDED_BUSY) {
@@ -181,15 +238,13 @@ pub fn measure(
         kind: "willy-interference".into(),
         schema_version: INTERFERENCE_SCHEMA_VERSION,
         willy_version: env!("CARGO_PKG_VERSION").into(),
-        target: bed.target().to_string(),
-        simulated: bed.is_simulated(),
-        direct: bed.info().direct,
-        engine: cfg.engine,
-        seed: cfg.seed,
-        insulation: bed
-            .sim()
-            .and_then(|s| s.insulation.as_ref())
-            .and_then(|i| serde_json::to_value(i).ok()),
+        target: setting.target,
+        simulated: setting.simulated,
+        direct: setting.direct,
+        engine: setting.engine,
+        seed: setting.seed,
+        insulation: setting.insulation,
+        processes: setting.processes,
         contended: bottleneck.is_some() || lost,
         storage_busy,
         cpu_busy,
@@ -222,6 +277,7 @@ fn results(
                 name: m.name.clone(),
                 workload: m.workload.clone(),
                 share: share[k],
+                cache_limit_bytes: m.cache_limit,
                 offset: offsets[k],
                 alone_bytes_per_sec: a.throughput_bytes_per_sec,
                 alone_ci95_rel: a.ci95_rel,
@@ -246,16 +302,17 @@ fn cpu_busy(m: &Measurement) -> Option<f64> {
 
 /// The target's block device's `io_ticks` (ms it had requests in
 /// flight), from before a measurement.
-struct StorageBusy {
+pub struct StorageBusy {
     stat: std::path::PathBuf,
     ticks: u64,
     at: std::time::Instant,
 }
 
 impl StorageBusy {
-    fn start(bed: &Testbed) -> Option<StorageBusy> {
+    /// From now, on `target`'s block device (`None`: not a block device's).
+    pub fn start(target: &crate::testbed::TargetArg) -> Option<StorageBusy> {
         use std::os::unix::fs::{FileTypeExt, MetadataExt};
-        let p = bed.target().path()?;
+        let p = target.path()?;
         let meta = std::fs::metadata(&p).ok()?;
         let dev = if meta.file_type().is_block_device() {
             meta.rdev()
@@ -274,7 +331,9 @@ impl StorageBusy {
         })
     }
 
-    fn fraction(self) -> Option<f64> {
+    /// The fraction of the time since [`StorageBusy::start`] the device
+    /// had requests in flight.
+    pub fn fraction(self) -> Option<f64> {
         let ms = io_ticks(&self.stat)?.saturating_sub(self.ticks) as f64;
         let secs = self.at.elapsed().as_secs_f64();
         (secs > 0.0).then(|| (ms / 1e3 / secs).min(1.0))
@@ -327,6 +386,7 @@ mod tests {
             workload: Workload::of(100, 4096, 1.0, 1.0, 1),
             share,
             offset,
+            cache_limit: None,
         };
         assert_eq!(
             shares(&[m(None, None), m(None, None)]).unwrap(),

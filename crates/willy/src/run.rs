@@ -59,6 +59,10 @@ pub struct RunConfig {
     /// With `cluster`: stop when the first rank has moved this many bytes
     /// in the measurement (IOR's stonewalling) instead of on the rule.
     pub stonewall_bytes: Option<u64>,
+    /// Once measured, go on loading the system until this is set (or the
+    /// run is interrupted or fails): one of several workloads run by
+    /// separate processes (`willy interfere --processes`).
+    pub hold: Option<Arc<AtomicBool>>,
 }
 
 impl Default for RunConfig {
@@ -76,6 +80,7 @@ impl Default for RunConfig {
             verify: None,
             cluster: None,
             stonewall_bytes: None,
+            hold: None,
         }
     }
 }
@@ -126,6 +131,9 @@ impl RunConfig {
 pub struct Snapshot {
     /// True once the warm start is over.
     pub measuring: bool,
+    /// True once the measurement is over (the run may go on loading the
+    /// system for others).
+    pub done: bool,
     /// Seconds in the current phase.
     pub phase_secs: f64,
     /// Bytes moved in the warm start so far.
@@ -197,6 +205,10 @@ struct Meter {
     clustered: bool,
     /// When the measurement started, wall clock (seconds since the epoch).
     start_wall: Mutex<f64>,
+    /// [`RunConfig::hold`].
+    hold: Option<Arc<AtomicBool>>,
+    /// A failure is recorded.
+    failed: AtomicBool,
 }
 
 const NOT_YET: u64 = u64::MAX;
@@ -237,6 +249,8 @@ impl Meter {
             cpu: Mutex::new((None, None)),
             clustered: cfg.cluster.is_some(),
             start_wall: Mutex::new(0.0),
+            hold: cfg.hold.clone(),
+            failed: AtomicBool::new(false),
         }
     }
 
@@ -416,7 +430,16 @@ impl Meter {
 
     fn fail(&self, e: Error) {
         self.failure.lock().unwrap().get_or_insert(e);
+        self.failed.store(true, Release);
         self.stop_now();
+    }
+
+    /// Nothing holds the run after the measurement (see
+    /// [`RunConfig::hold`]).
+    fn released(&self) -> bool {
+        self.hold.as_ref().is_none_or(|h| h.load(Acquire))
+            || self.failed.load(Acquire)
+            || self.interrupt.load(Relaxed)
     }
 
     fn snapshot(&self, t: u64) -> Snapshot {
@@ -430,6 +453,7 @@ impl Meter {
         };
         Snapshot {
             measuring,
+            done: self.done.load(Acquire),
             phase_secs: t.saturating_sub(if measuring { ms } else { self.t0 }) as f64 / 1e9,
             warmup_bytes: self.warm_bytes(),
             warmup_target_bytes: self.warm_target,
@@ -548,7 +572,7 @@ fn fail_all(meters: &[Meter], k: usize, e: Error) {
 }
 
 fn all_done(meters: &[Meter]) -> bool {
-    meters.iter().all(|m| m.done.load(Acquire))
+    meters.iter().all(|m| m.done.load(Acquire) && m.released())
 }
 
 /// Runs closed loops on `slots` through `engine` until every workload's

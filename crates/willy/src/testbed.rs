@@ -179,6 +179,7 @@ impl RunParams {
             verify: None,
             cluster: None,
             stonewall_bytes: self.stonewall_bytes,
+            hold: None,
         }
     }
 }
@@ -566,6 +567,23 @@ impl Testbed {
         let r = self.measure_here(ws, cfg, fill, observe);
         self.dismissed_by(&r);
         r
+    }
+
+    /// Makes the files (or device regions) for `ws` at `offsets`, as
+    /// [`measure_placed`](Self::measure_placed) will use them.
+    pub fn prepare_placed(
+        &mut self,
+        ws: &[Workload],
+        offsets: &[u64],
+        fill: FillProgress,
+    ) -> Result<bool, Error> {
+        if self.cluster.is_some() {
+            return Err(Error::Usage(
+                "workloads placed apart are not run on several ranks".into(),
+            ));
+        }
+        self.placement = Some(offsets.to_vec());
+        self.prepare_all(ws, fill)
     }
 
     /// Measures the workloads `active` of `ws` at once (one alone, or all

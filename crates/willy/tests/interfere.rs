@@ -28,6 +28,7 @@ fn member(name: &str, w: Workload, offset: Option<u64>) -> Member {
         workload: w,
         share: None,
         offset,
+        cache_limit: None,
     }
 }
 

@@ -26,6 +26,9 @@ pub struct InterferingWorkload {
     pub share: f64,
     /// Where its region starts on a device or simulated storage, bytes.
     pub offset: u64,
+    /// The memory cgroup of its own process, bytes (`cacheLimit`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_limit_bytes: Option<u64>,
     /// Throughput alone, bytes per second.
     pub alone_bytes_per_sec: f64,
     /// Relative half-width of its 95% confidence interval (null: too few
@@ -69,6 +72,10 @@ pub struct Interference {
     pub seed: u64,
     /// The simulated system's insulation settings, if any.
     pub insulation: Option<serde_json::Value>,
+    /// Each workload ran in its own willy process (`--processes`), not as
+    /// threads of one.
+    #[serde(default)]
+    pub processes: bool,
     /// Whether the workloads contended during the shared run: the storage
     /// or the CPUs were busy at least 90% of it, or a workload got less
     /// than its share (its R interval wholly below 1). Where false, the

@@ -1,6 +1,9 @@
 //! `willy interfere`: workloads measured alone and together, with each
 //! one's R-value (Argon); `--amortization R` prints the amortization size
-//! for R instead.
+//! for R instead. `--processes`: each workload in its own process
+//! (`processes.rs`).
+
+mod processes;
 
 use super::{check_json_path, print_table, write_json};
 use crate::progress::Progress;
@@ -56,8 +59,16 @@ pub struct InterfereArgs {
     pub allow_device_writes: bool,
     /// Run inside a memory cgroup of this size (all workloads in one), so
     /// that the file cache is about this big, e.g. 1GiB.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "processes")]
     pub cache_limit: Option<Bytes>,
+    /// Run each workload in its own willy process (directories and
+    /// devices), each in a memory cgroup of its file's `cacheLimit` if it
+    /// has one: the page cache partitioned between the workloads.
+    #[arg(long)]
+    pub processes: bool,
+    /// (internal) Run workload K for a `--processes` leader.
+    #[arg(long, hide = true, value_name = "K")]
+    pub worker: Option<usize>,
     /// Target relative half-width of each measurement's 95% confidence
     /// interval.
     #[arg(long, default_value_t = 0.05, help_heading = "Stopping rule")]
@@ -117,6 +128,10 @@ pub fn cmd_interfere(args: InterfereArgs, interrupt: Arc<AtomicBool>) -> anyhow:
     willy::interfere::shares(&members)?;
     let cfg = args.run_config(target.is_simulated(), interrupt.clone());
     cfg.validate()?;
+    if let Some(k) = args.worker {
+        return processes::work(&args, &members, k, cfg, &interrupt);
+    }
+    check_processes(&args, &target, &members)?;
     if let Some(p) = &args.json {
         check_json_path(p)?;
     }
@@ -131,15 +146,52 @@ pub fn cmd_interfere(args: InterfereArgs, interrupt: Arc<AtomicBool>) -> anyhow:
         cache_limit: args.cache_limit.map(|b| b.0),
         ..TestbedOptions::default()
     };
-    let mut bed = Testbed::open(target, &opts)?;
-    if let Some(note) = io_control_note(&bed) {
+    if let Some(note) = io_control_note(&target) {
         eprintln!("willy: note: {note}");
     }
-    let doc = measure(&mut bed, &members, &cfg, &interrupt)?;
-    drop(bed);
+    let doc = if args.processes {
+        processes::lead(&args, &members, &interrupt)?
+    } else {
+        let mut bed = Testbed::open(target, &opts)?;
+        measure(&mut bed, &members, &cfg, &interrupt)?
+    };
     print_table(args.json.as_deref(), &table(&doc));
     if let Some(p) = &args.json {
         write_json(p, &(serde_json::to_string_pretty(&doc)? + "\n"))?;
+    }
+    Ok(())
+}
+
+/// `--processes` and `cacheLimit` go together, on real targets.
+fn check_processes(
+    args: &InterfereArgs,
+    target: &TargetArg,
+    members: &[Member],
+) -> Result<(), Error> {
+    if args.processes && target.is_simulated() {
+        return Err(Error::Usage(
+            "--processes runs workloads as processes on a directory or device: a simulated system (sim:) runs them in one virtual time".into(),
+        ));
+    }
+    if let Some(m) = members.iter().find(|m| m.cache_limit.is_some()) {
+        if !args.processes {
+            return Err(Error::Usage(format!(
+                "{}: cacheLimit needs --processes (each workload in its own process and memory cgroup)",
+                m.name
+            )));
+        }
+    }
+    let least = willy::cgroup::MIN_LIMIT;
+    if let Some(m) = members
+        .iter()
+        .find(|m| m.cache_limit.is_some_and(|c| c < least))
+    {
+        return Err(Error::Usage(format!(
+            "{}: cacheLimit {} is too small to run in (willy itself needs memory inside the cgroup): give it {} or more",
+            m.name,
+            Bytes(m.cache_limit.unwrap_or(0)),
+            Bytes(least)
+        )));
     }
     Ok(())
 }
@@ -267,9 +319,9 @@ fn calculator(target: &TargetArg, r: f64) -> anyhow::Result<()> {
 
 /// What the device under a real target offers to weight or prioritise
 /// workloads: willy uses none of it yet, and says so.
-fn io_control_note(bed: &Testbed) -> Option<String> {
+fn io_control_note(target: &TargetArg) -> Option<String> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let p = bed.target().path()?;
+    let p = target.path()?;
     let meta = std::fs::metadata(&p).ok()?;
     let dev = if meta.file_type().is_block_device() {
         meta.rdev()
