@@ -190,10 +190,18 @@ mod tests {
             "{}/../../docs/runs/2026-11-23/interfere",
             env!("CARGO_MANIFEST_DIR")
         );
-        for name in ["direct", "direct-2", "direct-3", "buffered-1g", "cached"] {
+        for name in [
+            "direct",
+            "direct-2",
+            "direct-3",
+            "buffered-1g",
+            "cached",
+            "lru-1536m",
+            "partitioned",
+        ] {
             let text = std::fs::read_to_string(format!("{dir}/{name}.json")).unwrap();
             let d = Interference::from_json(&text).unwrap();
-            assert!(d.contended, "{name}");
+            assert_eq!(d.processes, name == "partitioned", "{name}");
             for w in &d.workloads {
                 let (r, _) = r_value(
                     w.alone_bytes_per_sec,
