@@ -8,7 +8,9 @@
 //! - [`validate`]: random workloads, error statistics and the orthogonal
 //!   baseline (sections 5.3-5.4);
 //! - [`compare`]: two profiles on the same workloads (section 5.5);
-//! - [`plot`]: the figures, as SVG; [`report`]: the one-page HTML report.
+//! - [`plot`]: the figures, as SVG; [`report`]: the one-page HTML report;
+//! - [`anomalies`]: Shen et al.'s clustering of anomalous samples into
+//!   hyper-rectangles.
 //!
 //! A new prediction model is a file beside `predict.rs` with a type that
 //! implements [`Model`], and its name in [`MODELS`] and [`model`] here:
@@ -16,6 +18,7 @@
 //! and `validate` reports every model's error beside the selected one's.
 #![deny(missing_docs)]
 
+pub mod anomalies;
 pub mod compare;
 pub mod composed;
 pub mod plot;
