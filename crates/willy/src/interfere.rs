@@ -311,14 +311,7 @@ pub struct StorageBusy {
 impl StorageBusy {
     /// From now, on `target`'s block device (`None`: not a block device's).
     pub fn start(target: &crate::testbed::TargetArg) -> Option<StorageBusy> {
-        use std::os::unix::fs::{FileTypeExt, MetadataExt};
-        let p = target.path()?;
-        let meta = std::fs::metadata(&p).ok()?;
-        let dev = if meta.file_type().is_block_device() {
-            meta.rdev()
-        } else {
-            meta.dev()
-        };
+        let dev = crate::sysinfo::block_device_of(&target.path()?)?;
         let stat = std::path::PathBuf::from(format!(
             "/sys/dev/block/{}:{}/stat",
             libc::major(dev),

@@ -37,14 +37,9 @@ pub struct SystemInfo {
 impl SystemInfo {
     /// Collects what is visible for a target at `path` (directory or device).
     pub fn collect(path: &Path) -> SystemInfo {
-        let meta = std::fs::metadata(path).ok();
-        let is_dev = meta
-            .as_ref()
-            .is_some_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()));
-        let dev = meta
-            .as_ref()
-            .map(|m| if is_dev { m.rdev() } else { m.dev() });
-        let disk = dev.and_then(whole_disk);
+        let is_dev = std::fs::metadata(path)
+            .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()));
+        let disk = block_device_of(path).and_then(whole_disk);
         let read = |rel: &str| {
             disk.as_ref()
                 .and_then(|d| std::fs::read_to_string(format!("/sys/block/{d}/{rel}")).ok())
@@ -152,8 +147,20 @@ fn mem_total() -> u64 {
         .unwrap_or(0)
 }
 
-/// The whole disk holding device `dev` (a partition's parent).
-fn whole_disk(dev: u64) -> Option<String> {
+/// The block device `path` is, or the one its file system lives on.
+pub fn block_device_of(path: &Path) -> Option<u64> {
+    let m = std::fs::metadata(path).ok()?;
+    Some(
+        if std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()) {
+            m.rdev()
+        } else {
+            m.dev()
+        },
+    )
+}
+
+/// The whole disk holding device `dev` (a partition's parent), by name.
+pub fn whole_disk(dev: u64) -> Option<String> {
     let link = std::fs::read_link(format!(
         "/sys/dev/block/{}:{}",
         libc::major(dev),

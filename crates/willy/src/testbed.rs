@@ -632,14 +632,9 @@ impl Testbed {
             unreachable!("a real target")
         };
         let (_, targets) = held.as_ref().expect("prepared");
-        for t in targets {
-            t.write_back()?;
-        }
         let parts: Vec<(&Workload, &Target)> =
             active.iter().map(|&k| (&ws[k], &targets[k])).collect();
-        let before = crate::background::Sample::now();
-        let mut ms = crate::run::run_many(&parts, cfg, observe)?;
-        let background = before.until(&crate::background::Sample::now());
+        let (mut ms, background) = run_real(targets, &parts, cfg, observe)?;
         ms.iter_mut().for_each(|m| m.background = background);
         Ok((ms, None))
     }
@@ -679,15 +674,8 @@ impl Testbed {
             Bed::Sim(sim) => Ok(crate::run::run_sim_many(ws, cfg, sim, self.direct)?.0),
             Bed::Real { held, .. } => {
                 let (_, targets) = held.as_ref().expect("prepared");
-                // The last measurement's writes go to disk now, not during
-                // this one.
-                for t in targets {
-                    t.write_back()?;
-                }
                 let parts: Vec<(&Workload, &Target)> = ws.iter().zip(targets).collect();
-                let before = crate::background::Sample::now();
-                let mut ms = crate::run::run_many(&parts, cfg, observe)?;
-                let mut background = before.until(&crate::background::Sample::now());
+                let (mut ms, mut background) = run_real(targets, &parts, cfg, observe)?;
                 if let (Some(c), Some(info)) = (&self.cluster, ms[0].cluster.as_ref()) {
                     // The other ranks on this host are willy too.
                     let host = &c.hosts()[c.rank()];
@@ -704,6 +692,23 @@ impl Testbed {
             }
         }
     }
+}
+
+/// Measures `parts` on files or a device: the last measurement's writes go
+/// to disk now, not during this one, and the machine's background is
+/// sampled around the run.
+fn run_real(
+    targets: &[Target],
+    parts: &[(&Workload, &Target)],
+    cfg: &RunConfig,
+    observe: &mut dyn FnMut(&Snapshot),
+) -> Result<(Vec<Measurement>, Option<crate::background::Background>), Error> {
+    for t in targets {
+        t.write_back()?;
+    }
+    let before = crate::background::Sample::now();
+    let ms = crate::run::run_many(parts, cfg, observe)?;
+    Ok((ms, before.until(&crate::background::Sample::now())))
 }
 
 impl Drop for Testbed {

@@ -320,20 +320,10 @@ fn calculator(target: &TargetArg, r: f64) -> anyhow::Result<()> {
 /// What the device under a real target offers to weight or prioritise
 /// workloads: willy uses none of it yet, and says so.
 fn io_control_note(target: &TargetArg) -> Option<String> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let p = target.path()?;
-    let meta = std::fs::metadata(&p).ok()?;
-    let dev = if meta.file_type().is_block_device() {
-        meta.rdev()
-    } else {
-        meta.dev()
-    };
-    let (maj, min) = (libc::major(dev), libc::minor(dev));
     // A partition's queue is its disk's.
-    let sys = std::fs::canonicalize(format!("/sys/dev/block/{maj}:{min}")).ok()?;
-    let queue = [sys.join("queue/scheduler"), sys.join("../queue/scheduler")]
-        .into_iter()
-        .find(|q| q.exists())?;
+    let dev = willy::sysinfo::block_device_of(&target.path()?)?;
+    let disk = willy::sysinfo::whole_disk(dev)?;
+    let queue = format!("/sys/block/{disk}/queue/scheduler");
     let s = std::fs::read_to_string(queue).ok()?;
     let active = s
         .split_whitespace()
