@@ -1,6 +1,7 @@
 //! The subcommands, one file each: its flags and what it does. A new
 //! subcommand is a file here and a line in [`Command`] and its dispatch.
 
+mod anomalies;
 mod compare;
 mod csv;
 mod fio;
@@ -37,6 +38,9 @@ pub enum Command {
     /// Measure workloads alone and together: what each keeps of its
     /// stand-alone throughput within its share (Argon's R-value).
     Interfere(Box<interfere::InterfereArgs>),
+    /// Sample workloads and settings, compare each with what the system
+    /// should do, and cluster the anomalies into parameter ranges (Shen et al.).
+    Anomalies(Box<anomalies::AnomaliesArgs>),
     /// Draw a profile's figures (and a validation's or comparison's) as SVG.
     Plot(plot::PlotArgs),
     /// Write a one-page HTML report of a profile, figures inline.
@@ -81,6 +85,7 @@ impl Command {
             Command::Validate(args) => validate::cmd_validate(*args, interrupt),
             Command::Compare(args) => compare::cmd_compare(args),
             Command::Interfere(args) => interfere::cmd_interfere(*args, interrupt),
+            Command::Anomalies(args) => anomalies::cmd_anomalies(*args, interrupt),
             Command::Plot(args) => plot::cmd_plot(args),
             Command::Report(args) => plot::cmd_report(args),
             Command::Csv(args) => csv::cmd_csv(args),

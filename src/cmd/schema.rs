@@ -16,10 +16,12 @@ pub enum SchemaDoc {
     Comparison,
     /// The document `willy interfere --json` writes.
     Interference,
+    /// The document `willy anomalies --json` writes.
+    Anomalies,
 }
 
 pub fn cmd_schema(document: SchemaDoc) -> anyhow::Result<()> {
-    use willy::doc::{interference, prediction, profile, validation};
+    use willy::doc::{anomalies, interference, prediction, profile, validation};
     let text = match document {
         SchemaDoc::Run => willy::report::schema(),
         SchemaDoc::Profile => profile::schema(),
@@ -27,6 +29,7 @@ pub fn cmd_schema(document: SchemaDoc) -> anyhow::Result<()> {
         SchemaDoc::Predictions => prediction::predictions_schema(),
         SchemaDoc::Comparison => prediction::comparison_schema(),
         SchemaDoc::Interference => interference::schema(),
+        SchemaDoc::Anomalies => anomalies::schema(),
     };
     print!("{text}");
     Ok(())

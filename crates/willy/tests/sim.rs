@@ -288,3 +288,42 @@ fn requests_slower_than_the_whole_run_end_it_at_the_maximum() {
     assert!(m.duration_secs <= 5.0 + 1e-9, "{}", m.duration_secs);
     assert!(m.throughput_bytes_per_sec.is_finite());
 }
+
+/// Shen's bug #1 planted (`faults.readahead_cancel_queue`): sequential
+/// reads by 16 generators, beyond a 64 MiB cache, with more than 8
+/// operations queued, lose their read-ahead and read page by page, each
+/// page waiting behind the others' requests at the elevator: many times
+/// slower. With read-ahead off there is nothing to cancel, and with 4
+/// generators the queue never passes 8: no change in either.
+#[test]
+fn the_planted_readahead_fault_strikes_only_where_it_should() {
+    let mut clean = preset("hdd");
+    clean.cache.as_mut().unwrap().capacity = willy::units::Bytes(64 << 20);
+    let mut faulty = clean.clone();
+    faulty.faults = Some(willy::sim::config::Faults {
+        readahead_cancel_queue: Some(8),
+    });
+    let mut no_ra = clean.clone();
+    no_ra.cache.as_mut().unwrap().readahead = willy::units::Bytes(0);
+    let mut no_ra_faulty = faulty.clone();
+    no_ra_faulty.cache.as_mut().unwrap().readahead = willy::units::Bytes(0);
+    let tput = |sim: &SimConfig, procs: u32| {
+        let w = workload(8 << 30, 64 << 10, 1.0, 0.9, procs);
+        run_sim(&w, &long_run(10), sim, false)
+            .unwrap()
+            .0
+            .throughput_bytes_per_sec
+    };
+    let (c16, f16) = (tput(&clean, 16), tput(&faulty, 16));
+    assert!(
+        f16 < 0.3 * c16,
+        "16 generators: {f16} with the fault, {c16} without"
+    );
+    let (c4, f4) = (tput(&clean, 4), tput(&faulty, 4));
+    assert!((f4 / c4 - 1.0).abs() < 1e-9, "4 generators: {f4} vs {c4}");
+    let (n16, nf16) = (tput(&no_ra, 16), tput(&no_ra_faulty, 16));
+    assert!(
+        (nf16 / n16 - 1.0).abs() < 1e-9,
+        "no read-ahead: {nf16} vs {n16}"
+    );
+}

@@ -12,8 +12,10 @@
 //! - [`profile`]: what `willy run --scale` found;
 //! - [`validation`]: what `willy validate` measured against its predictions;
 //! - [`prediction`]: `willy predict` and `willy compare`;
-//! - [`interference`]: what `willy interfere` measured.
+//! - [`interference`]: what `willy interfere` measured;
+//! - [`anomalies`]: what `willy anomalies` sampled and clustered.
 
+pub mod anomalies;
 pub mod csv;
 pub mod interference;
 pub mod prediction;

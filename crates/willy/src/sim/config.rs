@@ -29,6 +29,24 @@ pub struct SimConfig {
     /// interfere`); absent: none, as in an ordinary system.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub insulation: Option<Insulation>,
+    /// Known performance bugs planted on purpose, for `willy anomalies` to
+    /// find (Shen et al., FAST'05, section 5); absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<Faults>,
+}
+
+/// Performance bugs a simulated system can be given, after the ones Shen,
+/// Zhong and Li found in Linux 2.6.10.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Faults {
+    /// Shen's bug #1: a sequential read miss whose read-ahead starts while
+    /// more than this many operations are queued at the storage has its
+    /// read-ahead cancelled, and the pages the application asked for are
+    /// then read one page at a time, each waiting for the one before
+    /// ("single-page makeup I/Os").
+    #[serde(default)]
+    pub readahead_cancel_queue: Option<u32>,
 }
 
 /// Argon's three mechanisms (Wachs et al., FAST'07, section 3), each off

@@ -102,6 +102,9 @@ struct Job {
     /// Pages to cache (clean) when the storage read completes: the pages
     /// asked for, then read-ahead pages up to the last.
     insert: Option<(u32, u32, u32)>,
+    /// Pages still to read one at a time, each after the one before
+    /// (the read-ahead-cancel fault's makeup reads): (next, last).
+    makeup: Option<(u32, u32)>,
     copy_ns: u64,
 }
 
@@ -139,6 +142,8 @@ pub struct SimEngine {
     /// Log-structured write-out: the next log position, and the log's span.
     log: Option<(u64, u64, u64)>,
     readahead_pages: u64,
+    /// The planted read-ahead-cancel fault's queue depth.
+    cancel_queue: Option<usize>,
     expire_ns: u64,
     flush_ns: Option<u64>,
     overhead_ns: u64,
@@ -216,6 +221,11 @@ impl SimEngine {
                 (start, start, cfg.capacity())
             }),
             readahead_pages: cache_cfg.map(|c| c.readahead.0.div_ceil(page)).unwrap_or(0),
+            cancel_queue: cfg
+                .faults
+                .as_ref()
+                .and_then(|f| f.readahead_cancel_queue)
+                .map(|k| k as usize),
             expire_ns: cache_cfg.map(|c| ms(c.dirty_expire_s * 1e3)).unwrap_or(0),
             flush_ns: cache_cfg
                 .and_then(|c| c.flush_interval_s)
@@ -522,10 +532,25 @@ impl SimEngine {
         want.min(u64::from(end)) as u32
     }
 
+    /// Whether the planted read-ahead-cancel fault strikes now: read-ahead
+    /// is on and more operations are queued at the storage than its
+    /// threshold.
+    fn readahead_cancelled(&self) -> bool {
+        self.readahead_pages > 0
+            && self
+                .cancel_queue
+                .is_some_and(|k| self.storage.queued(self.now) > k)
+    }
+
     /// The job's storage work is done: cache what it read, else copy.
     fn advance(&mut self, id: usize) {
         let job = self.jobs[id].as_mut().expect("live job");
         if job.pending > 0 {
+            return;
+        }
+        if let Some((next, last)) = job.makeup {
+            job.makeup = (next < last).then_some((next + 1, last));
+            self.storage_op(Op::Read, u64::from(next) * self.page, self.page, id);
             return;
         }
         if let Some((first, last, ahead)) = job.insert.take() {
@@ -568,6 +593,7 @@ impl SimEngine {
                 bytes: 0,
                 pending: 0,
                 insert: None,
+                makeup: None,
                 copy_ns: 0,
             });
             self.write_out(pages, job);
@@ -617,6 +643,7 @@ impl Engine for SimEngine {
             bytes: len,
             pending: 0,
             insert: None,
+            makeup: None,
             copy_ns,
         });
         if self.cache.is_none() {
@@ -638,6 +665,15 @@ impl Engine for SimEngine {
                 }
                 match missing {
                     None => self.stats.read_hits += 1,
+                    Some((a, b)) if seq && self.readahead_cancelled() => {
+                        // Shen's bug #1: no read-ahead, and the pages asked
+                        // for come one at a time.
+                        self.stats.read_misses += 1;
+                        let j = self.jobs[job].as_mut().expect("live job");
+                        j.insert = Some((a, b, b));
+                        j.makeup = (a < b).then_some((a + 1, b));
+                        self.storage_op(Op::Read, u64::from(a) * self.page, self.page, job);
+                    }
                     Some((a, b)) => {
                         self.stats.read_misses += 1;
                         let ahead = self.read_ahead(a, b, seq);

@@ -248,6 +248,18 @@ impl Storage {
         }
     }
 
+    /// Operations (parts) queued or being served at time `now`.
+    pub fn queued(&self, now: u64) -> usize {
+        match &self.ssd {
+            Some(s) => s.free.iter().filter(|&&f| f > now).count(),
+            None => self
+                .disks
+                .iter()
+                .map(|d| d.fifo.len() + d.by_cylinder.len() + usize::from(d.current.is_some()))
+                .sum(),
+        }
+    }
+
     /// Queues `req` at time `now`; returns the number of parts it was split
     /// into, and pushes what to schedule.
     pub fn submit(

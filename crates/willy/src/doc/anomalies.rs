@@ -1,0 +1,177 @@
+//! What `willy anomalies --json` writes: random samples of workloads and
+//! settings, each measured and compared with what the system should do,
+//! and the anomalous ones clustered into parameter ranges (Shen, Zhong
+//! and Li, FAST'05).
+
+use super::{DocError, Document};
+use crate::report::Measurement;
+use crate::workload::Workload;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The anomalies document's version.
+pub const ANOMALIES_SCHEMA_VERSION: u32 = 1;
+
+/// One dimension of the sampled space.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Dimension {
+    /// Its name: a workload parameter (`uniqueBytes`, `sizeMean`,
+    /// `readFrac`, `seqFrac`, `processNum`) or a setting (`engine`,
+    /// `direct`, `readahead`).
+    pub name: String,
+    /// For a numeric dimension, the range sampled (`[lo, hi]`, bytes for
+    /// sizes), drawn uniformly in the logarithm where `log`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<[f64; 2]>,
+    /// Drawn uniformly in the logarithm.
+    #[serde(default)]
+    pub log: bool,
+    /// For a categorical dimension, its values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<serde_json::Value>>,
+}
+
+/// A range of one dimension within a cluster.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum Range {
+    /// `[lo, hi]` of a numeric dimension.
+    Numeric([f64; 2]),
+    /// The values of a categorical one.
+    Values(Vec<serde_json::Value>),
+}
+
+/// One sampled setting, measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Sample {
+    /// The workload.
+    pub workload: Workload,
+    /// The engine.
+    pub engine: String,
+    /// O_DIRECT (or the simulated cache bypassed).
+    pub direct: bool,
+    /// Read-ahead on.
+    pub readahead: bool,
+    /// What the system should do, bytes per second.
+    pub expected_bytes_per_sec: f64,
+    /// What it did, bytes per second.
+    pub measured_bytes_per_sec: f64,
+    /// `1 - measured / expected`: how far below the expectation it fell
+    /// (negative: above it).
+    pub shortfall: f64,
+    /// `shortfall >= threshold`.
+    pub anomalous: bool,
+    /// The measurement.
+    pub measurement: Measurement,
+}
+
+/// One cluster of anomalies: a hyper-rectangle of parameter ranges.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Cluster {
+    /// The dimensions it restricts, each to a range (numeric) or to some
+    /// values (categorical). A dimension it spans whole is left out.
+    pub ranges: BTreeMap<String, Range>,
+    /// Its bounds on every dimension, in the sampled space scaled to
+    /// [0, 1] (logarithms for log dimensions, value indices for
+    /// categorical ones): what the figure draws.
+    pub unit_bounds: Vec<[f64; 2]>,
+    /// Anomalous samples inside.
+    pub anomalies: usize,
+    /// Samples inside.
+    pub samples_inside: usize,
+    /// `anomalies / samples_inside`.
+    pub precision: f64,
+    /// `anomalies / all anomalies`.
+    pub recall: f64,
+    /// The cluster as a sentence.
+    pub description: String,
+}
+
+/// What `willy anomalies --json` writes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Anomalies {
+    /// Always `"willy-anomalies"`.
+    pub kind: String,
+    /// [`ANOMALIES_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// willy's version.
+    pub willy_version: String,
+    /// The target.
+    pub target: String,
+    /// A simulated system.
+    pub simulated: bool,
+    /// Where the expected values come from: `"model"` (Shen's layered
+    /// model of the device) or `"profile"` (a profile's prediction).
+    pub expect: String,
+    /// The profile, with `expect` `"profile"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// A sample is anomalous when it falls this far below its expected
+    /// value (Shen's 0.10).
+    pub threshold: f64,
+    /// The least fraction of anomalies inside a cluster (Shen's 0.9).
+    pub eps: f64,
+    /// Seed of the samples and the generators.
+    pub seed: u64,
+    /// The sampled space, one entry per dimension, in the order of
+    /// `unit_bounds`.
+    pub dimensions: Vec<Dimension>,
+    /// Every sample.
+    pub samples: Vec<Sample>,
+    /// Fraction of the samples that are anomalous.
+    pub anomalous_fraction: f64,
+    /// The clusters, most anomalies first.
+    pub clusters: Vec<Cluster>,
+    /// Wall-clock time the samples took, s.
+    pub elapsed_s: f64,
+}
+
+impl Document for Anomalies {
+    const KIND: &'static str = "willy-anomalies";
+    const WHAT: &'static str = "anomalies document";
+    const VERSIONS: &'static [u32] = &[ANOMALIES_SCHEMA_VERSION];
+    const REDO: &'static str = "rerun `willy anomalies`";
+    fn check(&self) -> Result<(), DocError> {
+        let bad = |msg: String| DocError::Invalid {
+            what: Self::WHAT,
+            msg,
+        };
+        if self.samples.is_empty() {
+            return Err(bad("no samples".into()));
+        }
+        if let Some(c) = self
+            .clusters
+            .iter()
+            .find(|c| c.unit_bounds.len() != self.dimensions.len())
+        {
+            return Err(bad(format!(
+                "a cluster has {} bounds for {} dimensions",
+                c.unit_bounds.len(),
+                self.dimensions.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Anomalies {
+    /// Parses and checks an anomalies document.
+    pub fn from_json(text: &str) -> Result<Anomalies, DocError> {
+        super::read(text)
+    }
+}
+
+/// The JSON Schema of [`Anomalies`], pretty-printed.
+pub fn schema() -> String {
+    super::schema_of::<Anomalies>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checked_in_schema_is_current() {
+        super::super::assert_schema_current("anomalies.schema.json", &schema());
+    }
+}

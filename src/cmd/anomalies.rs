@@ -1,0 +1,427 @@
+//! `willy anomalies`: random samples over the workload parameters and
+//! the settings willy can change, each measured and compared with what
+//! the system should do; the anomalous ones (at least `--threshold`
+//! below) clustered into parameter ranges (Shen, Zhong and Li, FAST'05).
+//! Every measured sample is saved at once, so `--resume` measures none
+//! again.
+
+use super::{check_json_path, check_resume, load_profile};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use willy::checkpoint::{path_beside, Checkpoint, Setting as CkSetting};
+use willy::doc::anomalies::{Anomalies, Sample, ANOMALIES_SCHEMA_VERSION};
+use willy::doc::profile::Ranges;
+use willy::engine::EngineKind;
+use willy::report::Measurement;
+use willy::run::RunConfig;
+use willy::sim::SimConfig;
+use willy::testbed::{TargetArg, Testbed, TestbedOptions};
+use willy::units::{human_bytes, Bytes};
+use willy::Error;
+use willy_predict::anomalies::model::Layered;
+use willy_predict::anomalies::{self as an, Setting, Space};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Expect {
+    /// Shen's layered model (prefetching, scheduling, device) from the
+    /// device's parameters: a simulated system's preset.
+    Model,
+    /// A profile's own prediction (`--profile`).
+    Profile,
+}
+
+#[derive(Args, Debug)]
+pub struct AnomaliesArgs {
+    /// A directory, or a simulated system: sim:PRESET or sim:config.json
+    /// (whose "faults" plant known performance bugs).
+    #[arg(long, short, default_value = "./willy-data")]
+    pub target: PathBuf,
+    /// Random settings to measure.
+    #[arg(long, default_value_t = 400)]
+    pub samples: usize,
+    /// What a sample is compared with.
+    #[arg(long, value_enum, default_value = "model")]
+    pub expect: Expect,
+    /// The profile whose predictions are the expected values (with
+    /// --expect profile); its ranges are sampled, with its engine and
+    /// O_DIRECT setting.
+    #[arg(long)]
+    pub profile: Option<PathBuf>,
+    /// A sample at least this fraction below its expected throughput is
+    /// anomalous.
+    #[arg(long, default_value_t = an::THRESHOLD)]
+    pub threshold: f64,
+    /// Largest processNum sampled (with --expect model).
+    #[arg(long, default_value_t = 32)]
+    pub max_processes: u32,
+    /// Write the samples and clusters as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Seed of the samples and of the generators.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Memory cgroup limit for real targets [default: the profile's].
+    #[arg(long)]
+    pub cache_limit: Option<Bytes>,
+    /// Shortest measurement of one sample (capped by --max-time).
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "5s")]
+    pub min_time: Duration,
+    /// Longest measurement of one sample [default: 20s; 600s on sim:].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub max_time: Option<Duration>,
+    /// Measurement interval.
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "250ms")]
+    pub interval: Duration,
+    /// Longest warm start of one sample [default: 20s; unbounded on sim:].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub warmup_max: Option<Duration>,
+    /// Continue an interrupted run from its checkpoint (JSON.ckpt, or
+    /// willy-anomalies.ckpt without --json).
+    #[arg(long)]
+    pub resume: bool,
+}
+
+/// Where the expected values come from.
+enum Expected {
+    Model(Layered),
+    Profile(Box<dyn willy_predict::Model>),
+}
+
+impl Expected {
+    fn of(&self, s: &Setting) -> f64 {
+        match self {
+            Expected::Model(m) => m.throughput(&s.workload, s.direct, s.readahead),
+            Expected::Profile(p) => p.predict(&s.workload).predicted_throughput_bytes_per_sec,
+        }
+    }
+}
+
+/// Where samples are measured: a simulated system (with read-ahead
+/// switched per sample), or real files through a testbed per O_DIRECT
+/// setting.
+enum Bench {
+    Sim(Box<SimConfig>),
+    Real {
+        target: TargetArg,
+        opts: TestbedOptions,
+        beds: Vec<(bool, Testbed)>,
+    },
+}
+
+impl Bench {
+    fn measure(&mut self, s: &Setting, cfg: &RunConfig) -> Result<Measurement, Error> {
+        match self {
+            Bench::Sim(sim) => {
+                let mut sim = sim.as_ref().clone();
+                if let (false, Some(c)) = (s.readahead, sim.cache.as_mut()) {
+                    c.readahead = Bytes(0);
+                }
+                Ok(willy::run::run_sim(&s.workload, cfg, &sim, s.direct)?.0)
+            }
+            Bench::Real { target, opts, beds } => {
+                if !beds.iter().any(|(d, _)| *d == s.direct) {
+                    let o = TestbedOptions {
+                        direct: s.direct,
+                        ..opts.clone()
+                    };
+                    beds.push((s.direct, Testbed::open(target.clone(), &o)?));
+                }
+                let bed = beds
+                    .iter_mut()
+                    .find(|(d, _)| *d == s.direct)
+                    .map(|(_, b)| b)
+                    .expect("opened above");
+                bed.measure(&s.workload, cfg)
+            }
+        }
+    }
+}
+
+impl AnomaliesArgs {
+    fn run_config(&self, engine: EngineKind, sim: bool, interrupt: Arc<AtomicBool>) -> RunConfig {
+        let long = if sim { 600 } else { 20 };
+        let mut cfg = RunConfig {
+            engine,
+            seed: self.seed,
+            max_duration: self.max_time.unwrap_or(Duration::from_secs(long)),
+            interval: self.interval,
+            warmup_max: self.warmup_max.unwrap_or(Duration::from_secs(if sim {
+                20_000
+            } else {
+                20
+            })),
+            interrupt,
+            ..RunConfig::default()
+        };
+        cfg.min_duration = self.min_time.min(cfg.max_duration);
+        cfg.warmup_min = cfg.warmup_min.min(cfg.warmup_max);
+        cfg
+    }
+
+    fn checkpoint(&self) -> PathBuf {
+        match &self.json {
+            Some(j) if !super::is_stdout(j) => path_beside(j),
+            _ => PathBuf::from("willy-anomalies.ckpt"),
+        }
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        let bad = |m: &str| Err(Error::Usage(m.into()));
+        if self.samples == 0 {
+            return bad("--samples must be at least 1");
+        }
+        if !(self.threshold > 0.0 && self.threshold < 1.0) {
+            return bad("--threshold must be between 0 and 1 (e.g. 0.10)");
+        }
+        if self.max_processes == 0 {
+            return bad("--max-processes must be at least 1");
+        }
+        match (self.expect, &self.profile) {
+            (Expect::Profile, None) => bad("--expect profile needs --profile P"),
+            (Expect::Model, Some(_)) => {
+                bad("--profile goes with --expect profile (the model needs no profile)")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The expected values, the space sampled, the engine and the bench.
+fn setup(args: &AnomaliesArgs) -> Result<(Expected, Space, EngineKind, Bench), Error> {
+    let target = TargetArg::parse(Some(&args.target));
+    let sim = match &target {
+        TargetArg::Sim(spec) => Some(SimConfig::load(spec)?),
+        _ => None,
+    };
+    let both = vec![false, true];
+    let (expected, space, engine) = match (args.expect, &sim) {
+        (Expect::Model, None) => {
+            return Err(Error::Usage(format!(
+                "--expect model needs the device's parameters, which willy takes from a simulated system's preset; {} is not one (use --expect profile --profile P)",
+                args.target.display()
+            )))
+        }
+        (Expect::Model, Some(s)) => {
+            let m = Layered::of(s).map_err(Error::Usage)?;
+            let space = Space {
+                ranges: model_ranges(&m, s, args.max_processes),
+                engines: vec!["sim".into()],
+                direct: if s.cache.is_some() { both.clone() } else { vec![true] },
+                readahead: if s.cache.is_some() { both } else { vec![false] },
+                block: 4096,
+            };
+            (Expected::Model(m), space, EngineKind::Psync)
+        }
+        (Expect::Profile, _) => {
+            let p = args.profile.as_ref().expect("checked");
+            let profile = load_profile(p)?;
+            let model = willy_predict::model(willy_predict::DEFAULT_MODEL, &profile)
+                .map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
+            let space = Space {
+                ranges: profile.ranges.clone(),
+                engines: vec![profile.engine.name().into()],
+                direct: vec![profile.direct],
+                readahead: if sim.as_ref().is_some_and(|s| s.cache.is_some()) && !profile.direct {
+                    both
+                } else {
+                    vec![true]
+                },
+                block: profile.regions[0].focal.block_size.0,
+            };
+            (Expected::Profile(model), space, profile.engine)
+        }
+    };
+    let bench = match sim {
+        Some(s) => Bench::Sim(Box::new(s)),
+        None => {
+            super::note_leftovers(&target);
+            Bench::Real {
+                target,
+                opts: TestbedOptions {
+                    cache_limit: args.cache_limit.map(|b| b.0),
+                    ..TestbedOptions::default()
+                },
+                beds: Vec::new(),
+            }
+        }
+    };
+    Ok((expected, space, engine, bench))
+}
+
+/// The five parameters' ranges for the model: uniqueBytes from a quarter
+/// of the cache to 256 times it (the cache region, the border and the
+/// disk region, where even each of 32 generators' files is 8 times the
+/// cache; 1 to 64 GiB without a cache), at most 64 GiB (the generators'
+/// LRU stacks take 17 bytes per 4 KiB block) and half the device; sizes
+/// 4 KiB to 1 MiB; processNum 1 to `max_processes`.
+fn model_ranges(m: &Layered, sim: &SimConfig, max_processes: u32) -> Ranges {
+    let c = m.cache_bytes();
+    let (lo, hi) = if c > 0 {
+        (c / 4, c * 256)
+    } else {
+        (1 << 30, 64 << 30)
+    };
+    let hi = hi.min(64 << 30).min(sim.capacity() / 2);
+    Ranges {
+        unique_bytes: [lo.min(hi), hi],
+        size_mean: [4096, 1 << 20],
+        read_frac: [0.0, 1.0],
+        seq_frac: [0.0, 1.0],
+        process_num: [1, max_processes],
+    }
+}
+
+pub fn cmd_anomalies(args: AnomaliesArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
+    args.check()?;
+    if let Some(j) = &args.json {
+        check_json_path(j)?;
+    }
+    let ckpt = args.checkpoint();
+    check_resume(&ckpt, args.resume)?;
+    let (expected, space, engine, mut bench) = setup(&args)?;
+    let sim = matches!(bench, Bench::Sim(_));
+    let cfg = args.run_config(engine, sim, interrupt.clone());
+    cfg.validate()?;
+    let settings = space.draw(args.samples, args.seed);
+    let mut ck = Checkpoint::open(&ckpt)?;
+    let started = Instant::now();
+    let measured = measure_all(&args, &settings, &mut bench, &mut ck, &cfg, &expected);
+    drop(bench); // files and cgroups go first
+    let samples = match measured {
+        Err(Error::Interrupted) => {
+            eprintln!(
+                "willy: interrupted; the samples measured so far are in {}: --resume continues",
+                ckpt.display()
+            );
+            return Err(Error::Interrupted.into());
+        }
+        r => r?,
+    };
+    let doc = assemble(
+        &args,
+        &space,
+        &settings,
+        samples,
+        started.elapsed().as_secs_f64(),
+    );
+    print(&doc);
+    if let Some(j) = &args.json {
+        super::write_json(j, &(serde_json::to_string_pretty(&doc)? + "\n"))?;
+    }
+    drop(ck);
+    let _ = std::fs::remove_file(&ckpt); // the result holds every measurement
+    Ok(())
+}
+
+/// Measures every setting (or takes it from the checkpoint).
+fn measure_all(
+    args: &AnomaliesArgs,
+    settings: &[Setting],
+    bench: &mut Bench,
+    ck: &mut Checkpoint,
+    cfg: &RunConfig,
+    expected: &Expected,
+) -> Result<Vec<Sample>, Error> {
+    let target = args.target.display().to_string();
+    let mut out = Vec::with_capacity(settings.len());
+    for (i, s) in settings.iter().enumerate() {
+        if cfg.interrupt.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        let key = CkSetting {
+            seed: args.seed,
+            engine: cfg.engine.name().into(),
+            target: target.clone(),
+            direct: s.direct,
+            pass: Some(format!("anomalies readahead={}", s.readahead)),
+            sweep_to: None,
+        };
+        let (m, fresh) = ck.measure_or_resume(&s.workload, &key, |_| bench.measure(s, cfg))?;
+        let want = expected.of(s);
+        let got = m.throughput_bytes_per_sec;
+        let shortfall = an::shortfall(want, got);
+        let anomalous = shortfall >= args.threshold;
+        eprintln!(
+            "willy: sample {}/{}: {}{}{}: {}/s, expected {}/s{}{}",
+            i + 1,
+            settings.len(),
+            s.workload,
+            if s.direct { ", direct" } else { "" },
+            if s.readahead { "" } else { ", no read-ahead" },
+            human_bytes(got),
+            human_bytes(want),
+            if anomalous { ": ANOMALOUS" } else { "" },
+            if fresh { "" } else { " (resumed)" }
+        );
+        out.push(Sample {
+            workload: s.workload.clone(),
+            engine: cfg.engine.name().into(),
+            direct: s.direct,
+            readahead: s.readahead,
+            expected_bytes_per_sec: want,
+            measured_bytes_per_sec: got,
+            shortfall,
+            anomalous,
+            measurement: m,
+        });
+    }
+    Ok(out)
+}
+
+fn assemble(
+    args: &AnomaliesArgs,
+    space: &Space,
+    settings: &[Setting],
+    samples: Vec<Sample>,
+    elapsed_s: f64,
+) -> Anomalies {
+    let clusters = an::characterise(space, &samples, settings, an::EPS);
+    let bad = samples.iter().filter(|s| s.anomalous).count();
+    Anomalies {
+        kind: "willy-anomalies".into(),
+        schema_version: ANOMALIES_SCHEMA_VERSION,
+        willy_version: env!("CARGO_PKG_VERSION").into(),
+        target: args.target.display().to_string(),
+        simulated: TargetArg::parse(Some(&args.target)).is_simulated(),
+        expect: match args.expect {
+            Expect::Model => "model",
+            Expect::Profile => "profile",
+        }
+        .into(),
+        profile: args.profile.as_ref().map(|p| p.display().to_string()),
+        threshold: args.threshold,
+        eps: an::EPS,
+        seed: args.seed,
+        dimensions: space.dimensions(),
+        anomalous_fraction: bad as f64 / samples.len().max(1) as f64,
+        samples,
+        clusters,
+        elapsed_s,
+    }
+}
+
+fn print(d: &Anomalies) {
+    let bad = d.samples.iter().filter(|s| s.anomalous).count();
+    println!(
+        "{} of {} samples anomalous ({:.1}%): measured at least {:.0}% below the {} (took {:.0} s)",
+        bad,
+        d.samples.len(),
+        d.anomalous_fraction * 100.0,
+        d.threshold * 100.0,
+        if d.expect == "model" {
+            "layered model"
+        } else {
+            "profile's prediction"
+        },
+        d.elapsed_s
+    );
+    if d.clusters.is_empty() {
+        println!("no cluster: no region of the space holds enough anomalies to point at a cause");
+    }
+    for (i, c) in d.clusters.iter().enumerate() {
+        println!("cluster {}: {}", i + 1, c.description);
+    }
+}
