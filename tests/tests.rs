@@ -3,6 +3,7 @@
 
 mod util;
 
+mod anomalies;
 mod bad_input;
 mod bad_input_table;
 mod device;
