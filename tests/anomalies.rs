@@ -54,12 +54,13 @@ fn anomalies(d: &Dir, fault: bool) -> Value {
 
 /// Issue 18's checks 2 and 3 on the 64 MiB system. Without the fault,
 /// 0 of 400 samples fall 10% below the model (at most 5% may). With it,
-/// the first cluster is the planted region: buffered, read-ahead on,
-/// processNum from 12 (the fault needs more than 8 operations queued,
-/// and of n generators some are at the CPU or between requests), at
-/// precision 0.93. Its recall is 0.74 (14 of 19 anomalies): the zone is
-/// not a rectangle (with few sequential reads, or a small uniqueBytes,
-/// the fault costs less than 10%). Issue 18 asks 0.8.
+/// 23 do, and the first cluster is the planted region: buffered,
+/// read-ahead on, processNum from 7 (the fault needs more than 8
+/// operations queued; with sequential reads and write-outs a generator
+/// can have more than one), at precision 1.00. Its recall is 0.65 (15 of
+/// 23), a second overlapping cluster holds 6 more: the zone is not a
+/// rectangle (with few sequential reads, or a small uniqueBytes, the
+/// fault costs less than 10%). Issue 18 asks 0.8; this checks 0.6.
 #[test]
 fn the_planted_readahead_bug_is_found_and_the_clean_system_is_not_blamed() {
     let d = Dir::new();
@@ -79,6 +80,27 @@ fn the_planted_readahead_bug_is_found_and_the_clean_system_is_not_blamed() {
     assert!(first["precision"].as_f64().unwrap() >= 0.9, "{first}");
     assert!(first["recall"].as_f64().unwrap() >= 0.6, "{first}");
     assert!(d.entries(".").iter().all(|e| !e.ends_with(".ckpt")));
+
+    // Drawn: the figure has the clusters' rectangles, the page their sentences.
+    run_ok(
+        willy()
+            .arg("plot")
+            .arg(d.join("bug.json"))
+            .arg("-o")
+            .arg(d.join("plots")),
+    );
+    let svg = std::fs::read_to_string(d.join("plots/anomalies.svg")).unwrap();
+    assert!(svg.matches("<rect").count() >= 6, "a rectangle per panel");
+    run_ok(
+        willy()
+            .arg("report")
+            .arg(d.join("bug.json"))
+            .arg("-o")
+            .arg(d.join("a.html")),
+    );
+    let html = std::fs::read_to_string(d.join("a.html")).unwrap();
+    let sentence = first["description"].as_str().unwrap();
+    assert!(html.contains(sentence), "{sentence}");
 }
 
 #[test]

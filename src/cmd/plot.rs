@@ -1,10 +1,12 @@
 //! `willy plot` and `willy report`: a profile's figures as SVG files, or
 //! inline in one HTML page, with a validation's and a comparison's; or the
-//! figure of an interference document (`willy interfere --json`).
+//! figure and page of an interference document (`willy interfere --json`)
+//! or an anomalies document (`willy anomalies --json`).
 
 use super::{check_output_path, load_profile, model, write_file};
 use clap::Args;
 use std::path::{Path, PathBuf};
+use willy::doc::anomalies::Anomalies;
 use willy::doc::interference::Interference;
 use willy::doc::prediction::Comparison;
 use willy::doc::profile::Profile;
@@ -15,8 +17,8 @@ use willy_predict::plot::Figure;
 
 #[derive(Args, Debug)]
 pub struct PlotArgs {
-    /// The profile (`willy run --scale`), or an interference document
-    /// (`willy interfere --json`).
+    /// The profile (`willy run --scale`), or an interference or anomalies
+    /// document (`willy interfere --json`, `willy anomalies --json`).
     #[arg(default_value = "willy-profile.json")]
     pub profile: PathBuf,
     /// Directory for the SVG files (created if missing).
@@ -32,8 +34,8 @@ pub struct PlotArgs {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// The profile (`willy run --scale`), or an interference document
-    /// (`willy interfere --json`).
+    /// The profile (`willy run --scale`), or an interference or anomalies
+    /// document (`willy interfere --json`, `willy anomalies --json`).
     #[arg(default_value = "willy-profile.json")]
     pub profile: PathBuf,
     /// Include this `willy validate --json` result.
@@ -66,28 +68,37 @@ fn figures(
     Ok(figs)
 }
 
-/// The interference document at `p`, if that is what it is.
-fn interference(p: &Path) -> Result<Option<Interference>, Error> {
+/// A document with one figure and a page of its own (an interference or
+/// anomalies document) at `p`: its figure and its HTML page. `None` for
+/// anything else (a profile, whose reader says what is wrong).
+fn single(p: &Path) -> Result<Option<(Figure, String)>, Error> {
     let Ok(text) = std::fs::read_to_string(p) else {
         return Ok(None); // the profile's reader says why
     };
     let kind = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
         .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(String::from));
-    if kind.as_deref() != Some("willy-interference") {
-        return Ok(None);
+    let drawing =
+        |e: Box<dyn std::error::Error>| Error::Usage(format!("{}: drawing: {e}", p.display()));
+    match kind.as_deref() {
+        Some("willy-interference") => {
+            let d = read_doc(p, Interference::from_json)?;
+            let f = willy_predict::plot::interference_figure(&d).map_err(drawing)?;
+            let html = willy_predict::report::interference_html(&d, &f);
+            Ok(Some((f, html)))
+        }
+        Some("willy-anomalies") => {
+            let d = read_doc(p, Anomalies::from_json)?;
+            let f = willy_predict::plot::anomalies_figure(&d).map_err(drawing)?;
+            let html = willy_predict::report::anomalies_html(&d, &f);
+            Ok(Some((f, html)))
+        }
+        _ => Ok(None),
     }
-    read_doc(p, Interference::from_json).map(Some)
-}
-
-fn interference_figure(p: &Path, d: &Interference) -> Result<Figure, Error> {
-    willy_predict::plot::interference_figure(d)
-        .map_err(|e| Error::Usage(format!("{}: drawing: {e}", p.display())))
 }
 
 pub fn cmd_plot(args: PlotArgs) -> anyhow::Result<()> {
-    if let Some(d) = interference(&args.profile)? {
-        let f = interference_figure(&args.profile, &d)?;
+    if let Some((f, _)) = single(&args.profile)? {
         std::fs::create_dir_all(&args.out)
             .map_err(|e| Error::Usage(format!("cannot create {}: {e}", args.out.display())))?;
         let path = args.out.join(format!("{}.svg", f.name));
@@ -125,13 +136,9 @@ pub fn cmd_plot(args: PlotArgs) -> anyhow::Result<()> {
 }
 
 pub fn cmd_report(args: ReportArgs) -> anyhow::Result<()> {
-    if let Some(d) = interference(&args.profile)? {
+    if let Some((_, html)) = single(&args.profile)? {
         check_output_path("--output", &args.output)?;
-        let f = interference_figure(&args.profile, &d)?;
-        write_file(
-            &args.output,
-            &willy_predict::report::interference_html(&d, &f),
-        )?;
+        write_file(&args.output, &html)?;
         println!("report     {}", args.output.display());
         return Ok(());
     }

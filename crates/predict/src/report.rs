@@ -358,6 +358,58 @@ pub fn interference_html(d: &willy::doc::interference::Interference, fig: &Figur
     h
 }
 
+/// The report of a `willy anomalies --json` document: its figure, its
+/// clusters as sentences, and the anomalous samples.
+pub fn anomalies_html(d: &willy::doc::anomalies::Anomalies, fig: &Figure) -> String {
+    let mut h = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>willy anomalies report</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}svg{max-width:100%;height:auto}</style></head><body>\n",
+    );
+    let bad: Vec<&willy::doc::anomalies::Sample> =
+        d.samples.iter().filter(|s| s.anomalous).collect();
+    h += &format!(
+        "<h1>willy: anomalies on {}</h1>\n<p>{} random samples, each compared with the {}; {} ({:.1}%) fell at least {:.0}% below it and are anomalous. Clusters: Shen et al.'s hyper-rectangles (FAST'05), each holding at least {:.0}% anomalies; a dimension a cluster spans whole is left out of its description.</p>\n",
+        esc(&d.target),
+        d.samples.len(),
+        if d.expect == "model" { "layered model of the device (prefetching, scheduling, disk)" } else { "profile's prediction" },
+        bad.len(),
+        d.anomalous_fraction * 100.0,
+        d.threshold * 100.0,
+        d.eps * 100.0
+    );
+    h += "<ol>\n";
+    for c in &d.clusters {
+        h += &format!("<li>{}</li>\n", esc(&c.description));
+    }
+    h += "</ol>\n";
+    if d.clusters.is_empty() {
+        h += "<p>No cluster: no region of the space holds enough anomalies to point at a cause.</p>\n";
+    }
+    h += &format!(
+        "<figure>{}<figcaption>{}</figcaption></figure>\n",
+        fig.svg,
+        esc(&fig.title)
+    );
+    h += "<h2>Anomalous samples</h2>\n<table><tr><th>uniqueBytes</th><th>sizeMean</th><th>readFrac</th><th>seqFrac</th><th>processNum</th><th>direct</th><th>read-ahead</th><th>expected MB/s</th><th>measured MB/s</th><th>shortfall</th></tr>\n";
+    for s in bad {
+        let w = &s.workload;
+        h += &format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.0}%</td></tr>\n",
+            w.unique_bytes,
+            w.size_mean,
+            w.read_frac,
+            w.seq_frac,
+            w.process_num,
+            if s.direct { "on" } else { "off" },
+            if s.readahead { "on" } else { "off" },
+            s.expected_bytes_per_sec / 1e6,
+            s.measured_bytes_per_sec / 1e6,
+            s.shortfall * 100.0
+        );
+    }
+    h += "</table>\n</body></html>\n";
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

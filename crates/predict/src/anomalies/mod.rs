@@ -300,3 +300,37 @@ fn describe(ranges: &BTreeMap<String, Range>, c: &Cluster) -> String {
         c.anomalies, c.samples, c.precision, c.recall
     )
 }
+
+/// A sample's coordinates in the unit cube of `dims` (as [`Space::unit`]
+/// gives them), from the document alone: what the figure draws.
+pub fn unit_of(dims: &[Dimension], s: &Sample) -> Vec<f64> {
+    let w = &s.workload;
+    dims.iter()
+        .map(|d| {
+            let v = match d.name.as_str() {
+                "uniqueBytes" => w.unique_bytes.0 as f64,
+                "sizeMean" => w.size_mean.0 as f64,
+                "readFrac" => w.read_frac,
+                "seqFrac" => w.seq_frac,
+                "processNum" => f64::from(w.process_num),
+                _ => {
+                    let values = d.values.as_deref().unwrap_or(&[]);
+                    let me = match d.name.as_str() {
+                        "direct" => Value::from(s.direct),
+                        "readahead" => Value::from(s.readahead),
+                        _ => Value::from(s.engine.as_str()),
+                    };
+                    let i = values.iter().position(|x| *x == me).unwrap_or(0);
+                    return i as f64 / (values.len().max(2) - 1) as f64;
+                }
+            };
+            let [lo, hi] = d.range.unwrap_or([0.0, 1.0]);
+            let f = |x: f64| if d.log { x.max(1.0).ln() } else { x };
+            if f(hi) > f(lo) {
+                (f(v) - f(lo)) / (f(hi) - f(lo))
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}

@@ -62,6 +62,12 @@ pub struct Layered {
 /// time: `the_simulated_disk_does_at_least_nine_tenths_of_the_model`).
 const WRITE_BACK_OPS: f64 = 2.0;
 
+/// The share of a sequential write's write-outs that continue the disk's
+/// previous operation: its pages leave the cache in the order they were
+/// written, right after the pages of the same generator's write before,
+/// and the elevator serves queued runs in address order.
+const SEQ_WRITE_OUT_CONT: f64 = 0.25;
+
 /// Sample points of the seek-distance integral.
 const SEEK_STEPS: usize = 256;
 
@@ -173,7 +179,8 @@ impl Layered {
                 };
                 let read = seq * read_seq + (1.0 - seq) * read_random;
                 let write = if write_back {
-                    WRITE_BACK_OPS * op(s / WRITE_BACK_OPS, 0.0)
+                    let random = WRITE_BACK_OPS * op(s / WRITE_BACK_OPS, 0.0);
+                    q * op(s, SEQ_WRITE_OUT_CONT) + (1.0 - q) * random
                 } else {
                     op(s, lone(q))
                 };

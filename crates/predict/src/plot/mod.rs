@@ -13,14 +13,16 @@
 //!
 //! One file per figure: `unique.rs` (the uniqueBytes curves), `region.rs`
 //! (each region's family and the overlays), `validation.rs`,
-//! `comparison.rs` and `interference.rs`; this file holds what they share.
+//! `comparison.rs`, `interference.rs` and `anomalies.rs`; this file holds what they share.
 
+mod anomalies;
 mod comparison;
 mod interference;
 mod region;
 mod unique;
 mod validation;
 
+pub use anomalies::anomalies_figure;
 pub use comparison::comparison_figure;
 pub use interference::interference_figure;
 pub use validation::validation_figures;
