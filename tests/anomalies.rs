@@ -1,6 +1,7 @@
 //! `willy anomalies` as a user runs it, on sim:hdd with a 64 MiB cache
-//! (so that even 32 generators' files go past it) with and without Shen's
-//! read-ahead bug planted; and its bad input.
+//! (examples/sim/hdd-64m.json: even 32 generators' files go past it), with
+//! and without Shen's read-ahead bug planted; its figure and page; and its
+//! bad input.
 
 use crate::util::*;
 use serde_json::Value;
@@ -15,36 +16,25 @@ const RULE: &[&str] = &[
     "10s",
 ];
 
-/// sim:hdd with a 64 MiB cache, and the fault if `fault`.
-fn system(d: &Dir, fault: bool) -> String {
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/presets/hdd.json")).unwrap();
-    let mut c: Value = serde_json::from_str(&text).unwrap();
-    c["cache"]["capacity"] = "64MiB".into();
-    c["cache_sizes_bytes"] = serde_json::json!(["64MiB"]);
-    if fault {
-        c["faults"] = serde_json::json!({"readahead_cancel_queue": 8});
-    }
+/// examples/sim/hdd-64m.json (sim:hdd with a 64 MiB cache), or its twin
+/// with the fault planted.
+fn system(fault: bool) -> String {
     let name = if fault {
-        "hdd-64m-bug.json"
+        "hdd-64m-readahead-bug"
     } else {
-        "hdd-64m.json"
+        "hdd-64m"
     };
-    let p = d.write(name, &c.to_string());
-    format!("sim:{}", p.display())
+    format!(
+        "sim:{}/examples/sim/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    )
 }
 
 fn anomalies(d: &Dir, fault: bool) -> Value {
     let out = d.join(if fault { "bug.json" } else { "clean.json" });
     run_ok(
         willy()
-            .args([
-                "anomalies",
-                "--samples",
-                "400",
-                "--target",
-                &system(d, fault),
-            ])
+            .args(["anomalies", "--samples", "400", "--target", &system(fault)])
             .arg("--json")
             .arg(&out)
             .args(RULE),
@@ -53,14 +43,11 @@ fn anomalies(d: &Dir, fault: bool) -> Value {
 }
 
 /// Issue 18's checks 2 and 3 on the 64 MiB system. Without the fault,
-/// 0 of 400 samples fall 10% below the model (at most 5% may). With it,
-/// 23 do, and the first cluster is the planted region: buffered,
-/// read-ahead on, processNum from 7 (the fault needs more than 8
-/// operations queued; with sequential reads and write-outs a generator
-/// can have more than one), at precision 1.00. Its recall is 0.65 (15 of
-/// 23), a second overlapping cluster holds 6 more: the zone is not a
-/// rectangle (with few sequential reads, or a small uniqueBytes, the
-/// fault costs less than 10%). Issue 18 asks 0.8; this checks 0.6.
+/// 4 of 400 samples fall 10% below the model, by 10-14% (at most 5% may).
+/// With it, 29 do, and the first cluster is the planted region:
+/// buffered, read-ahead on, processNum from 7 (the fault needs more than
+/// 8 operations queued; with write-outs a generator can have more than
+/// one), 24 anomalies among 25 samples: precision 0.96, recall 0.83.
 #[test]
 fn the_planted_readahead_bug_is_found_and_the_clean_system_is_not_blamed() {
     let d = Dir::new();
@@ -78,7 +65,7 @@ fn the_planted_readahead_bug_is_found_and_the_clean_system_is_not_blamed() {
     let lo = r["processNum"][0].as_f64().unwrap();
     assert!((6.0..=16.0).contains(&lo), "{first}");
     assert!(first["precision"].as_f64().unwrap() >= 0.9, "{first}");
-    assert!(first["recall"].as_f64().unwrap() >= 0.6, "{first}");
+    assert!(first["recall"].as_f64().unwrap() >= 0.8, "{first}");
     assert!(d.entries(".").iter().all(|e| !e.ends_with(".ckpt")));
 
     // Drawn: the figure has the clusters' rectangles, the page their sentences.

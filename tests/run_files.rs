@@ -262,12 +262,20 @@ fn example_workloads_are_valid() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
     let mut n = 0;
     for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.path().is_dir() {
+            continue; // examples/sim: simulated systems, below
+        }
         let text = std::fs::read_to_string(e.path()).unwrap();
         willy::workload::Workload::from_json(&text)
             .unwrap_or_else(|err| panic!("{}: {err}", e.path().display()));
         n += 1;
     }
     assert!(n >= 2, "examples/ holds {n} workloads");
+    let sims = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sim");
+    for e in std::fs::read_dir(sims).unwrap().flatten() {
+        willy::sim::SimConfig::load(&e.path().display().to_string())
+            .unwrap_or_else(|err| panic!("{}: {err}", e.path().display()));
+    }
 }
 
 #[test]

@@ -19,9 +19,13 @@
 //!   request past the frontier), so it costs `size / (readahead + size/2)`
 //!   operations; any other read costs one operation of its size (plus the
 //!   read-ahead it starts). A write-back write is written out later, one
-//!   operations per write ([`WRITE_BACK_OPS`]: the pages it dirtied
-//!   leave the cache in the batch of a later eviction, split between two,
-//!   and the request that evicts them waits for them).
+//!   operations per write with `n` generators at the disk: the pages it
+//!   dirtied leave the cache in the batch of a later eviction, which
+//!   takes the oldest pages whatever request put them there, so one
+//!   generator's write goes out in about two runs (the simulator: 1.65
+//!   operations' time), four or more generators' in about one (1.05); a
+//!   sequential write's pages leave after those of the write before them
+//!   ([`SEQ_WRITE_OUT_CONT`]). The request that evicts them waits.
 //! - **Scheduling** (section 3.2.1, eq. 7). With `n` requests queued at an
 //!   elevator the seek distance falls: `Pr[D >= x] = (1 - x / span)^k`
 //!   over the data's span, with `k = 1 + n / 2` (a LOOK sweep chooses
@@ -54,13 +58,6 @@ pub struct Layered {
     cache: Option<(f64, f64, bool)>,
     disk: DiskConfig,
 }
-
-/// Storage operations per write-back write: a write's pages leave the
-/// cache in the batch of some later request's eviction, which takes the
-/// oldest pages whatever request put them there, so they go out in
-/// about two runs (one write, in the simulator, costs 1.6 operations'
-/// time: `the_simulated_disk_does_at_least_nine_tenths_of_the_model`).
-const WRITE_BACK_OPS: f64 = 2.0;
 
 /// The share of a sequential write's write-outs that continue the disk's
 /// previous operation: its pages leave the cache in the order they were
@@ -179,7 +176,8 @@ impl Layered {
                 };
                 let read = seq * read_seq + (1.0 - seq) * read_random;
                 let write = if write_back {
-                    let random = WRITE_BACK_OPS * op(s / WRITE_BACK_OPS, 0.0);
+                    let ops = 1.0 + 1.0 / queued as f64;
+                    let random = ops * op(s / ops, 0.0);
                     q * op(s, SEQ_WRITE_OUT_CONT) + (1.0 - q) * random
                 } else {
                     op(s, lone(q))
