@@ -99,9 +99,9 @@ impl Expected {
     }
 }
 
-/// Where samples are measured: a simulated system (with read-ahead
-/// switched per sample), or real files through a testbed per O_DIRECT
-/// setting.
+/// Where samples are measured: a simulated system, or real files through
+/// a testbed per O_DIRECT setting; read-ahead is switched per sample
+/// (`RunConfig::readahead`: posix_fadvise on files).
 enum Bench {
     Sim(Box<SimConfig>),
     Real {
@@ -113,14 +113,12 @@ enum Bench {
 
 impl Bench {
     fn measure(&mut self, s: &Setting, cfg: &RunConfig) -> Result<Measurement, Error> {
+        let cfg = RunConfig {
+            readahead: s.readahead,
+            ..cfg.clone()
+        };
         match self {
-            Bench::Sim(sim) => {
-                let mut sim = sim.as_ref().clone();
-                if let (false, Some(c)) = (s.readahead, sim.cache.as_mut()) {
-                    c.readahead = Bytes(0);
-                }
-                Ok(willy::run::run_sim(&s.workload, cfg, &sim, s.direct)?.0)
-            }
+            Bench::Sim(sim) => Ok(willy::run::run_sim(&s.workload, &cfg, sim, s.direct)?.0),
             Bench::Real { target, opts, beds } => {
                 if !beds.iter().any(|(d, _)| *d == s.direct) {
                     let o = TestbedOptions {
@@ -134,7 +132,7 @@ impl Bench {
                     .find(|(d, _)| *d == s.direct)
                     .map(|(_, b)| b)
                     .expect("opened above");
-                bed.measure(&s.workload, cfg)
+                bed.measure(&s.workload, &cfg)
             }
         }
     }
@@ -224,7 +222,7 @@ fn setup(args: &AnomaliesArgs) -> Result<(Expected, Space, EngineKind, Bench), E
                 ranges: profile.ranges.clone(),
                 engines: vec![profile.engine.name().into()],
                 direct: vec![profile.direct],
-                readahead: if sim.as_ref().is_some_and(|s| s.cache.is_some()) && !profile.direct {
+                readahead: if sim.as_ref().is_none_or(|s| s.cache.is_some()) && !profile.direct {
                     both
                 } else {
                     vec![true]

@@ -40,6 +40,11 @@ pub struct RunArgs {
     /// Use O_DIRECT on files (raw devices always do).
     #[arg(long)]
     pub direct: bool,
+
+    /// Turn read-ahead off: posix_fadvise(POSIX_FADV_RANDOM) on the files
+    /// (a simulated system: its read-ahead set to 0)
+    #[arg(long)]
+    pub no_readahead: bool,
     /// Write the result as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -220,6 +225,7 @@ impl RunArgs {
             cluster: None,
             stonewall_bytes: self.stonewall.map(|b| b.0),
             hold: None,
+            readahead: !self.no_readahead,
         }
     }
 }

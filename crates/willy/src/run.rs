@@ -63,6 +63,10 @@ pub struct RunConfig {
     /// run is interrupted or fails): one of several workloads run by
     /// separate processes (`willy interfere --processes`).
     pub hold: Option<Arc<AtomicBool>>,
+    /// Read-ahead on (the default). Off: `posix_fadvise(POSIX_FADV_RANDOM)`
+    /// on every file before the run; a simulated system's read-ahead set
+    /// to 0.
+    pub readahead: bool,
 }
 
 impl Default for RunConfig {
@@ -81,6 +85,7 @@ impl Default for RunConfig {
             cluster: None,
             stonewall_bytes: None,
             hold: None,
+            readahead: true,
         }
     }
 }
@@ -1139,6 +1144,17 @@ pub fn run_sim_placed(
         .map(|&k| (offsets[k], ws[k].total_bytes()))
         .collect();
     check_regions(&regions, sim)?;
+    let mut no_readahead;
+    let sim = match (cfg.readahead, &sim.cache) {
+        (false, Some(_)) => {
+            no_readahead = sim.clone();
+            if let Some(c) = no_readahead.cache.as_mut() {
+                c.readahead = crate::units::Bytes(0);
+            }
+            &no_readahead
+        }
+        _ => sim,
+    };
     let partitions = crate::sim::insulate::partition_sizes(ws, sim, direct)?
         .map(|sizes| order.iter().map(|&k| sizes[k]).collect::<Vec<u64>>());
     let mut engine =

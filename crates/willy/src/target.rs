@@ -205,6 +205,27 @@ impl Target {
         (self.files[n].as_raw_fd(), self.bases[n])
     }
 
+    /// Read-ahead on (`POSIX_FADV_NORMAL`) or off (`POSIX_FADV_RANDOM`)
+    /// for every file or device of the target.
+    pub fn advise_readahead(&self, on: bool) -> Result<(), Error> {
+        let advice = if on {
+            libc::POSIX_FADV_NORMAL
+        } else {
+            libc::POSIX_FADV_RANDOM
+        };
+        for (f, p) in self.files.iter().zip(&self.created) {
+            // SAFETY: a valid descriptor of a file this target holds open.
+            let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, advice) };
+            if rc != 0 {
+                return Err(Error::io(
+                    format!("posix_fadvise on {}", p.display()),
+                    std::io::Error::from_raw_os_error(rc),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Writes willy's own dirty pages of these files back to the disk
     /// (`fdatasync`), so that one measurement's writes are not billed to
     /// the next. Raw devices are written with O_DIRECT: nothing to do.

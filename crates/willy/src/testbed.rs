@@ -148,6 +148,7 @@ struct RunParams {
     warmup_min: std::time::Duration,
     warmup_max: std::time::Duration,
     stonewall_bytes: Option<u64>,
+    readahead: bool,
 }
 
 impl RunParams {
@@ -162,6 +163,7 @@ impl RunParams {
             warmup_min: c.warmup_min,
             warmup_max: c.warmup_max,
             stonewall_bytes: c.stonewall_bytes,
+            readahead: c.readahead,
         }
     }
 
@@ -180,6 +182,7 @@ impl RunParams {
             cluster: None,
             stonewall_bytes: self.stonewall_bytes,
             hold: None,
+            readahead: self.readahead,
         }
     }
 }
@@ -705,6 +708,7 @@ fn run_real(
 ) -> Result<(Vec<Measurement>, Option<crate::background::Background>), Error> {
     for t in targets {
         t.write_back()?;
+        t.advise_readahead(cfg.readahead)?;
     }
     let before = crate::background::Sample::now();
     let ms = crate::run::run_many(parts, cfg, observe)?;

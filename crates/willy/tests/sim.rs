@@ -326,4 +326,12 @@ fn the_planted_readahead_fault_strikes_only_where_it_should() {
         (nf16 / n16 - 1.0).abs() < 1e-9,
         "no read-ahead: {nf16} vs {n16}"
     );
+    // RunConfig::readahead = false is the same as a read-ahead of 0.
+    let w = workload(8 << 30, 64 << 10, 1.0, 0.9, 16);
+    let off = RunConfig {
+        readahead: false,
+        ..long_run(10)
+    };
+    let r = run_sim(&w, &off, &faulty, false).unwrap().0;
+    assert_eq!(r.throughput_bytes_per_sec, nf16);
 }

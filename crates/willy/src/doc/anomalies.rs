@@ -174,4 +174,35 @@ mod tests {
     fn checked_in_schema_is_current() {
         super::super::assert_schema_current("anomalies.schema.json", &schema());
     }
+
+    #[test]
+    fn the_recorded_runs_read() {
+        let dir = format!(
+            "{}/../../docs/runs/2026-11-23/anomalies",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        for name in ["hdd-64m", "hdd-64m-readahead-bug"] {
+            let text = std::fs::read_to_string(format!("{dir}/{name}.json")).unwrap();
+            let d = Anomalies::from_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(d.samples.len(), 400, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_document_without_samples_or_of_another_version_is_refused() {
+        let e = Anomalies::from_json(r#"{"kind":"willy-anomalies","schema_version":9}"#);
+        assert!(
+            matches!(e, Err(DocError::Version { found: 9, .. })),
+            "{e:?}"
+        );
+        let dir = format!(
+            "{}/../../docs/runs/2026-11-23/anomalies",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(format!("{dir}/hdd-64m.json")).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["samples"] = serde_json::json!([]);
+        let e = Anomalies::from_json(&v.to_string());
+        assert!(matches!(e, Err(DocError::Invalid { .. })), "{e:?}");
+    }
 }
