@@ -110,6 +110,10 @@ fn bad_input_is_one_line_and_no_file() {
             vec!["--target", "sim:raid0"],
             "--expect model covers systems with one disk",
         ),
+        (
+            vec!["--vary-scheduler", "--target", "sim:hdd"],
+            "--vary-scheduler needs a raw block device as --target",
+        ),
     ] {
         let o = willy()
             .current_dir(d.path())

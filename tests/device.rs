@@ -285,3 +285,136 @@ fn a_resume_after_free_space_changed_measures_nothing_again() {
         "files left"
     );
 }
+
+impl Loop {
+    /// Its queue in sysfs: (scheduler in use, read_ahead_kb).
+    fn queue(&self) -> (String, String) {
+        let q = format!("/sys/block/{}/queue", self.dev.trim_start_matches("/dev/"));
+        let s = std::fs::read_to_string(format!("{q}/scheduler")).unwrap();
+        let cur = s
+            .split_whitespace()
+            .find(|w| w.starts_with('['))
+            .unwrap()
+            .trim_matches(|c| c == '[' || c == ']')
+            .to_string();
+        let ra = std::fs::read_to_string(format!("{q}/read_ahead_kb")).unwrap();
+        (cur, ra.trim().to_string())
+    }
+
+    fn set_queue(&self, scheduler: &str, read_ahead_kb: &str) {
+        let q = format!("/sys/block/{}/queue", self.dev.trim_start_matches("/dev/"));
+        std::fs::write(format!("{q}/scheduler"), scheduler).unwrap();
+        std::fs::write(format!("{q}/read_ahead_kb"), read_ahead_kb).unwrap();
+    }
+
+    /// `willy anomalies` on the device, buffered (the sparc1990 profile's
+    /// ranges: up to 84 MiB; its engine, uring, without O_DIRECT), with
+    /// read-ahead switched through read_ahead_kb and the schedulers
+    /// varied.
+    fn anomalies(&self, samples: &str, json: &std::path::Path) -> std::process::Command {
+        let profile = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/docs/figures/sim-sparc1990/profile.json"
+        );
+        let mut c = willy();
+        c.args(["anomalies", "--target", &self.dev, "--expect", "profile"])
+            .args(["--profile", profile, "--samples", samples])
+            .args(["--allow-device-writes", "--vary-scheduler", "--json"])
+            .arg(json)
+            .args(["--min-time", "300ms", "--max-time", "1s"])
+            .args(["--interval", "50ms", "--warmup-max", "300ms"]);
+        c
+    }
+}
+
+/// The device's schedulers and read-ahead are sampled, each sample runs
+/// with its own, and the device's own settings come back: at the end of
+/// a run, and, after a run killed with SIGKILL, at the start of the next.
+#[test]
+fn anomalies_vary_a_raw_devices_queue_and_put_it_back() {
+    if !root() {
+        return;
+    }
+    let lo = Loop::of_size(96 << 20);
+    lo.set_queue("none", "1024");
+    let own = lo.queue();
+    let d = Dir::new();
+    let first = d.join("first.json");
+    run_ok(&mut lo.anomalies("2", &first));
+    assert_eq!(lo.queue(), own, "put back at the end");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&first).unwrap()).unwrap();
+    assert_eq!(v["readahead_via"], "read_ahead_kb");
+    let dims: Vec<&str> = v["dimensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        dims.contains(&"scheduler") && dims.contains(&"readahead"),
+        "{dims:?}"
+    );
+    let second = &v["samples"][1];
+    let want = (
+        second["scheduler"].as_str().unwrap().to_string(),
+        if second["readahead"] == true {
+            "1024"
+        } else {
+            "0"
+        }
+        .to_string(),
+    );
+
+    // The same seed draws the same first samples: kill the run while it
+    // measures the second, whose settings the queue must hold then.
+    let killed = d.join("killed.json");
+    let mut child = lo
+        .anomalies("3", &killed)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = BufReader::new(child.stderr.take().unwrap());
+    for line in err.lines() {
+        if line.unwrap().contains("sample 1/3") {
+            break;
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    let during = lo.queue();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(during, want, "the second sample's settings, while it ran");
+    let state = d.join("killed.json.ckpt.queue");
+    assert!(
+        state.exists(),
+        "the settings were recorded before they changed"
+    );
+
+    let o = run_ok(lo.anomalies("3", &killed).arg("--resume"));
+    assert!(
+        stderr(&o).contains("put back the read_ahead_kb (1024) and scheduler (none)"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(lo.queue(), own, "put back");
+    assert!(!state.exists());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&killed).unwrap()).unwrap();
+    assert_eq!(v["samples"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn anomalies_refuse_to_change_the_queue_of_a_mounted_device() {
+    if !root() {
+        return;
+    }
+    let mut lo = Loop::of_size(96 << 20);
+    lo.mkfs_ext4();
+    lo.mount();
+    let own = lo.queue();
+    let d = Dir::new();
+    assert_usage_error(
+        &lo.anomalies("2", &d.join("a.json")).output().unwrap(),
+        "refusing to change the queue settings",
+    );
+    assert_eq!(lo.queue(), own);
+}

@@ -15,6 +15,7 @@ use willy::checkpoint::{path_beside, Checkpoint, Setting as CkSetting};
 use willy::doc::anomalies::{Anomalies, Sample, ANOMALIES_SCHEMA_VERSION};
 use willy::doc::profile::Ranges;
 use willy::engine::EngineKind;
+use willy::queue::{Guard, Queue, Saved};
 use willy::report::Measurement;
 use willy::run::RunConfig;
 use willy::sim::SimConfig;
@@ -35,8 +36,9 @@ pub enum Expect {
 
 #[derive(Args, Debug)]
 pub struct AnomaliesArgs {
-    /// A directory, or a simulated system: sim:PRESET or sim:config.json
-    /// (whose "faults" plant known performance bugs).
+    /// A directory, a raw block device, or a simulated system:
+    /// sim:PRESET or sim:config.json (whose "faults" plant known
+    /// performance bugs).
     #[arg(long, short, default_value = "./willy-data")]
     pub target: PathBuf,
     /// Random settings to measure.
@@ -82,6 +84,16 @@ pub struct AnomaliesArgs {
     /// willy-anomalies.ckpt without --json).
     #[arg(long)]
     pub resume: bool,
+    /// Permit writes to a raw device (refused anyway if it is in use or
+    /// holds data); read-ahead is then switched through the device's
+    /// read_ahead_kb, put back afterwards.
+    #[arg(long)]
+    pub allow_device_writes: bool,
+    /// Sample the raw device's I/O schedulers too, each switched to in
+    /// turn and the device's own put back afterwards (refused while the
+    /// device is in use).
+    #[arg(long)]
+    pub vary_scheduler: bool,
 }
 
 /// Where the expected values come from.
@@ -99,30 +111,67 @@ impl Expected {
     }
 }
 
-/// Where samples are measured: a simulated system, or real files through
-/// a testbed per O_DIRECT setting; read-ahead is switched per sample
-/// (`RunConfig::readahead`: posix_fadvise on files).
+/// Where samples are measured: a simulated system, or real files or a
+/// raw device through a testbed per O_DIRECT setting; read-ahead is
+/// switched per sample (`RunConfig::readahead`: posix_fadvise), or
+/// through the device's queue, with its scheduler.
 enum Bench {
     Sim(Box<SimConfig>),
     Real {
         target: TargetArg,
         opts: TestbedOptions,
         beds: Vec<(bool, Testbed)>,
+        queue: Option<Box<Device>>,
     },
+}
+
+/// A raw device's queue settings, varied per sample and put back.
+struct Device {
+    guard: Guard,
+    /// Read-ahead on, KiB, where it is switched through read_ahead_kb
+    /// (0 for off); `None`: through posix_fadvise.
+    readahead_kb: Option<u64>,
+    /// The schedulers sampled (empty: the device's own, unchanged).
+    schedulers: Vec<String>,
+}
+
+impl Device {
+    fn apply(&self, s: &Setting) -> Result<(), Error> {
+        let saved = self.guard.saved();
+        let kb = match self.readahead_kb {
+            Some(on) if s.readahead => on,
+            Some(_) => 0,
+            None => saved.read_ahead_kb,
+        };
+        let sched = self.schedulers.get(s.scheduler).unwrap_or(&saved.scheduler);
+        self.guard.set(kb, sched)
+    }
 }
 
 impl Bench {
     fn measure(&mut self, s: &Setting, cfg: &RunConfig) -> Result<Measurement, Error> {
-        let cfg = RunConfig {
+        let mut cfg = RunConfig {
             readahead: s.readahead,
             ..cfg.clone()
         };
         match self {
             Bench::Sim(sim) => Ok(willy::run::run_sim(&s.workload, &cfg, sim, s.direct)?.0),
-            Bench::Real { target, opts, beds } => {
+            Bench::Real {
+                target,
+                opts,
+                beds,
+                queue,
+            } => {
+                if let Some(q) = queue {
+                    q.apply(s)?;
+                    if q.readahead_kb.is_some() {
+                        cfg.readahead = true; // the queue's read-ahead decides
+                    }
+                }
                 if !beds.iter().any(|(d, _)| *d == s.direct) {
                     let o = TestbedOptions {
                         direct: s.direct,
+                        buffered_device: true,
                         ..opts.clone()
                     };
                     beds.push((s.direct, Testbed::open(target.clone(), &o)?));
@@ -187,15 +236,84 @@ impl AnomaliesArgs {
     }
 }
 
+/// What a run compares with, samples, and measures on.
+struct Setup {
+    expected: Expected,
+    space: Space,
+    engine: EngineKind,
+    bench: Bench,
+    /// How read-ahead is switched, where it is varied (the document's
+    /// `readahead_via`).
+    readahead_via: Option<String>,
+}
+
 /// The expected values, the space sampled, the engine and the bench.
-fn setup(args: &AnomaliesArgs) -> Result<(Expected, Space, EngineKind, Bench), Error> {
+/// `state` is where a raw device's queue settings are recorded while
+/// they are changed.
+fn setup(args: &AnomaliesArgs, state: PathBuf) -> Result<Setup, Error> {
     let target = TargetArg::parse(Some(&args.target));
     let sim = match &target {
         TargetArg::Sim(spec) => Some(SimConfig::load(spec)?),
         _ => None,
     };
+    let device = match &target {
+        TargetArg::Path(p) => willy::target::block_device(p)?,
+        _ => None,
+    };
+    if args.vary_scheduler && device.is_none() {
+        return Err(Error::Usage(format!(
+            "--vary-scheduler needs a raw block device as --target; {} is not one",
+            args.target.display()
+        )));
+    }
+    let (expected, mut space, engine) = expected_and_space(args, sim.as_ref())?;
+    let mut readahead_via = (space.readahead.len() > 1).then(|| {
+        if sim.is_some() {
+            "simulator"
+        } else {
+            "posix_fadvise"
+        }
+        .to_string()
+    });
+    let bench = match sim {
+        Some(s) => Bench::Sim(Box::new(s)),
+        None => {
+            super::note_leftovers(&target);
+            let queue = match device {
+                Some(d) => device_queue(args, &mut space, d, state)?.map(Box::new),
+                None => None,
+            };
+            if queue.as_ref().is_some_and(|q| q.readahead_kb.is_some()) {
+                readahead_via = Some("read_ahead_kb".into());
+            }
+            Bench::Real {
+                target,
+                opts: TestbedOptions {
+                    cache_limit: args.cache_limit.map(|b| b.0),
+                    allow_device_writes: args.allow_device_writes,
+                    ..TestbedOptions::default()
+                },
+                beds: Vec::new(),
+                queue,
+            }
+        }
+    };
+    Ok(Setup {
+        expected,
+        space,
+        engine,
+        bench,
+        readahead_via,
+    })
+}
+
+/// The expected values and the space they are compared over.
+fn expected_and_space(
+    args: &AnomaliesArgs,
+    sim: Option<&SimConfig>,
+) -> Result<(Expected, Space, EngineKind), Error> {
     let both = vec![false, true];
-    let (expected, space, engine) = match (args.expect, &sim) {
+    Ok(match (args.expect, sim) {
         (Expect::Model, None) => {
             return Err(Error::Usage(format!(
                 "--expect model needs the device's parameters, which willy takes from a simulated system's preset; {} is not one (use --expect profile --profile P)",
@@ -209,6 +327,7 @@ fn setup(args: &AnomaliesArgs) -> Result<(Expected, Space, EngineKind, Bench), E
                 engines: vec!["sim".into()],
                 direct: if s.cache.is_some() { both.clone() } else { vec![true] },
                 readahead: if s.cache.is_some() { both } else { vec![false] },
+                schedulers: Vec::new(),
                 block: 4096,
             };
             (Expected::Model(m), space, EngineKind::Psync)
@@ -218,35 +337,80 @@ fn setup(args: &AnomaliesArgs) -> Result<(Expected, Space, EngineKind, Bench), E
             let profile = load_profile(p)?;
             let model = willy_predict::model(willy_predict::DEFAULT_MODEL, &profile)
                 .map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
+            // A profile made on a raw device was measured with O_DIRECT,
+            // whatever its `direct` flag says.
+            let on_device = std::fs::metadata(&profile.target)
+                .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()));
+            let direct = profile.direct || on_device;
             let space = Space {
                 ranges: profile.ranges.clone(),
                 engines: vec![profile.engine.name().into()],
-                direct: vec![profile.direct],
-                readahead: if sim.as_ref().is_none_or(|s| s.cache.is_some()) && !profile.direct {
+                direct: vec![direct],
+                readahead: if sim.is_none_or(|s| s.cache.is_some()) && !direct {
                     both
                 } else {
                     vec![true]
                 },
+                schedulers: Vec::new(),
                 block: profile.regions[0].focal.block_size.0,
             };
             (Expected::Profile(model), space, profile.engine)
         }
-    };
-    let bench = match sim {
-        Some(s) => Bench::Sim(Box::new(s)),
-        None => {
-            super::note_leftovers(&target);
-            Bench::Real {
-                target,
-                opts: TestbedOptions {
-                    cache_limit: args.cache_limit.map(|b| b.0),
-                    ..TestbedOptions::default()
-                },
-                beds: Vec::new(),
-            }
+    })
+}
+
+/// On a raw device of `size` bytes (device number `rdev`): uniqueBytes
+/// kept within it, and the queue settings the run may change (its
+/// schedulers with --vary-scheduler; read_ahead_kb with
+/// --allow-device-writes where read-ahead is varied), recorded in
+/// `state` first. `None` where nothing of the queue changes.
+fn device_queue(
+    args: &AnomaliesArgs,
+    space: &mut Space,
+    (size, rdev): (u64, u64),
+    state: PathBuf,
+) -> Result<Option<Device>, Error> {
+    let dev = &args.target;
+    let u = &mut space.ranges.unique_bytes;
+    if u[0] > size {
+        return Err(Error::Usage(format!(
+            "device {} holds {}, less than the smallest uniqueBytes sampled ({})",
+            dev.display(),
+            Bytes(size),
+            Bytes(u[0])
+        )));
+    }
+    u[1] = u[1].min(size);
+    let via_kb = args.allow_device_writes && space.readahead.len() > 1;
+    if !via_kb && !args.vary_scheduler {
+        return Ok(None);
+    }
+    if let Some(why) = willy::target::device_in_use(dev, rdev) {
+        return Err(Error::Usage(format!(
+            "refusing to change the queue settings of {}: {why}",
+            dev.display()
+        )));
+    }
+    let queue = Queue::of(dev)?;
+    if args.vary_scheduler {
+        let (all, _) = queue.schedulers()?;
+        if all.len() < 2 {
+            eprintln!(
+                "willy: {} offers one I/O scheduler ({}): the scheduler is not varied",
+                dev.display(),
+                all.join("")
+            );
+        } else {
+            space.schedulers = all;
         }
-    };
-    Ok((expected, space, engine, bench))
+    }
+    let guard = Guard::new(queue, state)?;
+    let on = guard.saved().read_ahead_kb;
+    Ok(Some(Device {
+        readahead_kb: via_kb.then_some(if on > 0 { on } else { 128 }),
+        schedulers: space.schedulers.clone(),
+        guard,
+    }))
 }
 
 /// The five parameters' ranges for the model: uniqueBytes from a quarter
@@ -279,15 +443,32 @@ pub fn cmd_anomalies(args: AnomaliesArgs, interrupt: Arc<AtomicBool>) -> anyhow:
     }
     let ckpt = args.checkpoint();
     check_resume(&ckpt, args.resume)?;
-    let (expected, space, engine, mut bench) = setup(&args)?;
+    let state = PathBuf::from(format!("{}.queue", ckpt.display()));
+    if let Some(s) = Saved::recover(&state)? {
+        eprintln!(
+            "willy: put back the read_ahead_kb ({}) and scheduler ({}) of {} that an earlier run left changed",
+            s.read_ahead_kb,
+            s.scheduler,
+            s.queue.dir.display()
+        );
+    }
+    let Setup {
+        expected,
+        space,
+        engine,
+        mut bench,
+        readahead_via,
+    } = setup(&args, state)?;
     let sim = matches!(bench, Bench::Sim(_));
     let cfg = args.run_config(engine, sim, interrupt.clone());
     cfg.validate()?;
     let settings = space.draw(args.samples, args.seed);
     let mut ck = Checkpoint::open(&ckpt)?;
     let started = Instant::now();
-    let measured = measure_all(&args, &settings, &mut bench, &mut ck, &cfg, &expected);
-    drop(bench); // files and cgroups go first
+    let measured = measure_all(
+        &args, &space, &settings, &mut bench, &mut ck, &cfg, &expected,
+    );
+    drop(bench); // files, cgroups and queue settings go first
     let samples = match measured {
         Err(Error::Interrupted) => {
             eprintln!(
@@ -303,6 +484,7 @@ pub fn cmd_anomalies(args: AnomaliesArgs, interrupt: Arc<AtomicBool>) -> anyhow:
         &space,
         &settings,
         samples,
+        readahead_via,
         started.elapsed().as_secs_f64(),
     );
     print(&doc);
@@ -317,6 +499,7 @@ pub fn cmd_anomalies(args: AnomaliesArgs, interrupt: Arc<AtomicBool>) -> anyhow:
 /// Measures every setting (or takes it from the checkpoint).
 fn measure_all(
     args: &AnomaliesArgs,
+    space: &Space,
     settings: &[Setting],
     bench: &mut Bench,
     ck: &mut Checkpoint,
@@ -329,12 +512,16 @@ fn measure_all(
         if cfg.interrupt.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }
+        let scheduler = space.scheduler_of(s);
         let key = CkSetting {
             seed: args.seed,
             engine: cfg.engine.name().into(),
             target: target.clone(),
             direct: s.direct,
-            pass: Some(format!("anomalies readahead={}", s.readahead)),
+            pass: Some(match scheduler {
+                Some(q) => format!("anomalies readahead={} scheduler={q}", s.readahead),
+                None => format!("anomalies readahead={}", s.readahead),
+            }),
             sweep_to: None,
         };
         let (m, fresh) = ck.measure_or_resume(&s.workload, &key, |_| bench.measure(s, cfg))?;
@@ -343,12 +530,13 @@ fn measure_all(
         let shortfall = an::shortfall(want, got);
         let anomalous = shortfall >= args.threshold;
         eprintln!(
-            "willy: sample {}/{}: {}{}{}: {}/s, expected {}/s{}{}",
+            "willy: sample {}/{}: {}{}{}{}: {}/s, expected {}/s{}{}",
             i + 1,
             settings.len(),
             s.workload,
             if s.direct { ", direct" } else { "" },
             if s.readahead { "" } else { ", no read-ahead" },
+            scheduler.map(|q| format!(", {q}")).unwrap_or_default(),
             human_bytes(got),
             human_bytes(want),
             if anomalous { ": ANOMALOUS" } else { "" },
@@ -359,6 +547,7 @@ fn measure_all(
             engine: cfg.engine.name().into(),
             direct: s.direct,
             readahead: s.readahead,
+            scheduler: scheduler.map(String::from),
             expected_bytes_per_sec: want,
             measured_bytes_per_sec: got,
             shortfall,
@@ -374,6 +563,7 @@ fn assemble(
     space: &Space,
     settings: &[Setting],
     samples: Vec<Sample>,
+    readahead_via: Option<String>,
     elapsed_s: f64,
 ) -> Anomalies {
     let clusters = an::characterise(space, &samples, settings, an::EPS);
@@ -393,6 +583,7 @@ fn assemble(
         threshold: args.threshold,
         eps: an::EPS,
         seed: args.seed,
+        readahead_via,
         dimensions: space.dimensions(),
         anomalous_fraction: bad as f64 / samples.len().max(1) as f64,
         samples,

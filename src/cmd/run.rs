@@ -204,7 +204,7 @@ impl RunArgs {
             allow_device_writes: self.allow_device_writes,
             cache_limit: self.cache_limit.map(|b| b.0),
             verify: self.verify.map(Into::into),
-            cluster: None,
+            ..TestbedOptions::default()
         }
     }
 

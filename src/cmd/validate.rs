@@ -198,7 +198,7 @@ fn open(
             args.cache_limit.map(|b| b.0).or(profile.cache_limit_bytes)
         },
         verify: None,
-        cluster: None,
+        ..TestbedOptions::default()
     };
     super::note_leftovers(&target);
     let bed = Testbed::open(target, &opts)?;

@@ -389,11 +389,23 @@ pub fn anomalies_html(d: &willy::doc::anomalies::Anomalies, fig: &Figure) -> Str
         fig.svg,
         esc(&fig.title)
     );
-    h += "<h2>Anomalous samples</h2>\n<table><tr><th>uniqueBytes</th><th>sizeMean</th><th>readFrac</th><th>seqFrac</th><th>processNum</th><th>direct</th><th>read-ahead</th><th>expected MB/s</th><th>measured MB/s</th><th>shortfall</th></tr>\n";
+    if let Some(via) = &d.readahead_via {
+        h += &format!("<p>Read-ahead was switched off through {}.</p>\n", esc(via));
+    }
+    let sched = d.samples.iter().any(|s| s.scheduler.is_some());
+    h += &format!(
+        "<h2>Anomalous samples</h2>\n<table><tr><th>uniqueBytes</th><th>sizeMean</th><th>readFrac</th><th>seqFrac</th><th>processNum</th><th>direct</th><th>read-ahead</th>{}<th>expected MB/s</th><th>measured MB/s</th><th>shortfall</th></tr>\n",
+        if sched { "<th>scheduler</th>" } else { "" }
+    );
     for s in bad {
         let w = &s.workload;
+        let sc = match (&s.scheduler, sched) {
+            (Some(q), _) => format!("<td>{}</td>", esc(q)),
+            (None, true) => "<td></td>".into(),
+            (None, false) => String::new(),
+        };
         h += &format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.0}%</td></tr>\n",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{sc}<td>{:.2}</td><td>{:.2}</td><td>{:.0}%</td></tr>\n",
             w.unique_bytes,
             w.size_mean,
             w.read_frac,

@@ -39,6 +39,7 @@ pub mod fio;
 pub mod generator;
 pub mod interfere;
 pub mod lru;
+pub mod queue;
 pub mod report;
 pub mod run;
 pub mod sim;

@@ -6,7 +6,9 @@
 //!   (willy never opens a file it did not create), fully written and synced
 //!   before anything is measured, and removed when the run ends, fails or is
 //!   interrupted. Free space is checked before any file is created.
-//! - **Block device**: always `O_DIRECT`; generator `n` uses the region
+//! - **Block device**: `O_DIRECT` (through the page cache only where
+//!   `TargetSpec::buffered_device` asks, as `willy anomalies` does for
+//!   its buffered samples); generator `n` uses the region
 //!   `[n * R, (n + 1) * R)` with `R = uniqueBytes / processNum`. Reads are
 //!   allowed. Writes need `allow_device_writes` and are refused when the
 //!   device, one of its partitions or a holder is mounted or in use, or when
@@ -59,8 +61,12 @@ pub fn leftovers(dir: &Path) -> Vec<PathBuf> {
 pub struct TargetSpec {
     /// A directory, a block device, or `None` for [`DEFAULT_DIR`].
     pub path: Option<PathBuf>,
-    /// Use O_DIRECT on files (devices always use it).
+    /// Use O_DIRECT on files (devices use it unless `buffered_device`).
     pub direct: bool,
+    /// Open a raw device through the page cache (without O_DIRECT) when
+    /// `direct` is off; its cached pages are dropped when it is opened,
+    /// so each opening starts cold, as new files do.
+    pub buffered_device: bool,
     /// Permit writes to a raw device (still refused if it is in use).
     pub allow_device_writes: bool,
     /// Fill files with `--verify` headers ([`crate::verify`]).
@@ -165,7 +171,8 @@ impl Target {
                     t.fill_dir(p, w, part, progress)?;
                     Ok(t)
                 } else if meta.file_type().is_block_device() {
-                    Target::open_device(p, meta.rdev(), w, part.offset, spec.allow_device_writes)
+                    let direct = spec.direct || !spec.buffered_device;
+                    Target::open_device(p, meta.rdev(), w, part.offset, spec, direct)
                 } else {
                     Err(Error::Usage(format!(
                         "target {} is neither a directory nor a block device (willy only writes to files it creates)",
@@ -213,12 +220,12 @@ impl Target {
         } else {
             libc::POSIX_FADV_RANDOM
         };
-        for (f, p) in self.files.iter().zip(&self.created) {
+        for (n, f) in self.files.iter().enumerate() {
             // SAFETY: a valid descriptor of a file this target holds open.
             let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, advice) };
             if rc != 0 {
                 return Err(Error::io(
-                    format!("posix_fadvise on {}", p.display()),
+                    format!("posix_fadvise on {}", self.name_of(n)),
                     std::io::Error::from_raw_os_error(rc),
                 ));
             }
@@ -228,14 +235,17 @@ impl Target {
 
     /// Writes willy's own dirty pages of these files back to the disk
     /// (`fdatasync`), so that one measurement's writes are not billed to
-    /// the next. Raw devices are written with O_DIRECT: nothing to do.
+    /// the next. A raw device written with O_DIRECT has nothing to write
+    /// back; a buffered one is synced once (its regions share one cache).
     pub fn write_back(&self) -> Result<(), Error> {
-        if self.kind != TargetKind::Files {
-            return Ok(());
-        }
-        for (f, p) in self.files.iter().zip(&self.created) {
+        let files = match self.kind {
+            TargetKind::Files => &self.files[..],
+            TargetKind::Device if !self.direct => &self.files[..self.files.len().min(1)],
+            _ => return Ok(()),
+        };
+        for (n, f) in files.iter().enumerate() {
             f.sync_data()
-                .map_err(|e| Error::io(format!("writing back {}", p.display()), e))?;
+                .map_err(|e| Error::io(format!("writing back {}", self.name_of(n)), e))?;
         }
         Ok(())
     }
@@ -378,10 +388,11 @@ impl Target {
         rdev: u64,
         w: &Workload,
         offset: u64,
-        allow_writes: bool,
+        spec: &TargetSpec,
+        direct: bool,
     ) -> Result<Target, Error> {
         let writes = w.read_frac < 1.0;
-        if writes && !allow_writes {
+        if writes && !spec.allow_device_writes {
             return Err(Error::Usage(format!(
                 "the workload writes (readFrac {} < 1) to raw device {}; pass --allow-device-writes to permit it (all data on it may be destroyed)",
                 w.read_frac,
@@ -397,9 +408,9 @@ impl Target {
             }
         }
         let mut opts = OpenOptions::new();
-        opts.read(true)
-            .write(writes)
-            .custom_flags(libc::O_DIRECT | if writes { libc::O_EXCL } else { 0 });
+        opts.read(true).write(writes).custom_flags(
+            if direct { libc::O_DIRECT } else { 0 } | if writes { libc::O_EXCL } else { 0 },
+        );
         let f = opts.open(p).map_err(|e| match e.raw_os_error() {
             Some(libc::EBUSY) => Error::Usage(format!(
                 "refusing to write to {}: the device is busy (mounted or claimed)",
@@ -421,8 +432,14 @@ impl Target {
                 crate::units::Bytes(need)
             )));
         }
+        if !direct {
+            // Start cold: pages an earlier opening cached go (clean ones;
+            // what it wrote was written back before it closed).
+            // SAFETY: a valid descriptor of the device just opened.
+            unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        }
         let per = w.bytes_per_generator();
-        let mut t = Target::empty(TargetKind::Device, p.to_path_buf(), true);
+        let mut t = Target::empty(TargetKind::Device, p.to_path_buf(), direct);
         for n in 0..w.process_num {
             let f = f
                 .try_clone()
@@ -494,6 +511,20 @@ fn statvfs(dir: &Path) -> Result<libc::statvfs, Error> {
 pub fn free_bytes(dir: &Path) -> Result<Option<u64>, Error> {
     let st = statvfs(dir)?;
     Ok((st.f_blocks > 0).then_some(st.f_bavail * st.f_frsize))
+}
+
+/// The size of the block device at `p`, bytes, and its device number;
+/// `None` if `p` is not a block device.
+pub fn block_device(p: &Path) -> Result<Option<(u64, u64)>, Error> {
+    let meta = std::fs::metadata(p)
+        .map_err(|e| Error::Usage(format!("target {} cannot be used: {e}", p.display())))?;
+    if !meta.file_type().is_block_device() {
+        return Ok(None);
+    }
+    let f = File::open(p).map_err(|e| Error::io(format!("opening {}", p.display()), e))?;
+    let size = device_size(&f)
+        .map_err(|e| Error::io(format!("reading the size of {}", p.display()), e))?;
+    Ok(Some((size, meta.rdev())))
 }
 
 fn device_size(f: &File) -> std::io::Result<u64> {

@@ -82,6 +82,9 @@ impl std::fmt::Display for TargetArg {
 pub struct TestbedOptions {
     /// O_DIRECT on files (a simulated system bypasses its cache).
     pub direct: bool,
+    /// Open a raw device through the page cache when `direct` is off
+    /// ([`crate::target::TargetSpec::buffered_device`]).
+    pub buffered_device: bool,
     /// Permit writes to a raw device (still refused when it is in use).
     pub allow_device_writes: bool,
     /// Run real measurements in a memory cgroup of this many bytes.
@@ -355,6 +358,7 @@ impl Testbed {
         TargetSpec {
             path,
             direct: opts.direct,
+            buffered_device: opts.buffered_device,
             allow_device_writes: opts.allow_device_writes,
             verify: opts.verify,
             rank: opts.cluster.as_ref().map(|c| c.rank()),

@@ -321,15 +321,8 @@ fn calculator(target: &TargetArg, r: f64) -> anyhow::Result<()> {
 /// workloads: willy uses none of it yet, and says so.
 fn io_control_note(target: &TargetArg) -> Option<String> {
     // A partition's queue is its disk's.
-    let dev = willy::sysinfo::block_device_of(&target.path()?)?;
-    let disk = willy::sysinfo::whole_disk(dev)?;
-    let queue = format!("/sys/block/{disk}/queue/scheduler");
-    let s = std::fs::read_to_string(queue).ok()?;
-    let active = s
-        .split_whitespace()
-        .find(|w| w.starts_with('['))?
-        .trim_matches(|c| c == '[' || c == ']')
-        .to_string();
+    let queue = willy::queue::Queue::of(&target.path()?).ok()?;
+    let (_, active) = queue.schedulers().ok()?;
     Some(match active.as_str() {
         "bfq" => "the device's I/O scheduler is bfq, which offers per-cgroup weights; willy runs the workloads unweighted".into(),
         other => format!(

@@ -39,6 +39,8 @@ pub struct Setting {
     pub direct: bool,
     /// Read-ahead on.
     pub readahead: bool,
+    /// Index into [`Space::schedulers`] (0 when they are not varied).
+    pub scheduler: usize,
 }
 
 /// What is sampled: the five parameters' ranges and the settings' values
@@ -53,6 +55,8 @@ pub struct Space {
     pub direct: Vec<bool>,
     /// Read-ahead values.
     pub readahead: Vec<bool>,
+    /// A raw device's I/O schedulers, by name (empty: not varied).
+    pub schedulers: Vec<String>,
     /// Block size of the workloads, bytes.
     pub block: u64,
 }
@@ -70,6 +74,13 @@ impl Space {
                 engine: rng.random_range(0..self.engines.len()),
                 direct: self.direct[rng.random_range(0..self.direct.len())],
                 readahead: self.readahead[rng.random_range(0..self.readahead.len())],
+                // Drawn only when varied, so that spaces without it draw
+                // the same settings as before it existed.
+                scheduler: if self.schedulers.len() > 1 {
+                    rng.random_range(0..self.schedulers.len())
+                } else {
+                    0
+                },
             })
             .collect()
     }
@@ -129,7 +140,21 @@ impl Space {
                 self.readahead.iter().map(|&b| Value::from(b)).collect(),
             ));
         }
+        if self.schedulers.len() > 1 {
+            d.push(cat(
+                "scheduler",
+                self.schedulers
+                    .iter()
+                    .map(|e| Value::from(e.as_str()))
+                    .collect(),
+            ));
+        }
         d
+    }
+
+    /// A setting's scheduler, by name, where they are varied.
+    pub fn scheduler_of(&self, s: &Setting) -> Option<&str> {
+        (self.schedulers.len() > 1).then(|| self.schedulers[s.scheduler].as_str())
     }
 
     /// A setting's coordinates in the unit cube: each numeric dimension
@@ -163,6 +188,9 @@ impl Space {
                 let i = values.iter().position(|&b| b == v).unwrap_or(0);
                 x.push(index(i, values.len()));
             }
+        }
+        if self.schedulers.len() > 1 {
+            x.push(index(s.scheduler, self.schedulers.len()));
         }
         x
     }
@@ -240,11 +268,17 @@ fn range_of<'a>(dim: &Dimension, settings: impl Iterator<Item = &'a Setting>) ->
             "processNum" => Value::from(w.process_num),
             "direct" => Value::from(s.direct),
             "readahead" => Value::from(s.readahead),
-            _ => dim
-                .values
-                .as_ref()
-                .and_then(|v| v.get(s.engine).cloned())
-                .unwrap_or(Value::Null),
+            name => {
+                let i = if name == "scheduler" {
+                    s.scheduler
+                } else {
+                    s.engine
+                };
+                dim.values
+                    .as_ref()
+                    .and_then(|v| v.get(i).cloned())
+                    .unwrap_or(Value::Null)
+            }
         }
     };
     let vals: Vec<Value> = settings.map(value).collect();
@@ -318,6 +352,7 @@ pub fn unit_of(dims: &[Dimension], s: &Sample) -> Vec<f64> {
                     let me = match d.name.as_str() {
                         "direct" => Value::from(s.direct),
                         "readahead" => Value::from(s.readahead),
+                        "scheduler" => Value::from(s.scheduler.as_deref().unwrap_or("")),
                         _ => Value::from(s.engine.as_str()),
                     };
                     let i = values.iter().position(|x| *x == me).unwrap_or(0);
@@ -333,4 +368,72 @@ pub fn unit_of(dims: &[Dimension], s: &Sample) -> Vec<f64> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn space(schedulers: &[&str]) -> Space {
+        Space {
+            ranges: Ranges {
+                unique_bytes: [1 << 20, 1 << 30],
+                size_mean: [4096, 1 << 20],
+                read_frac: [0.0, 1.0],
+                seq_frac: [0.0, 1.0],
+                process_num: [1, 8],
+            },
+            engines: vec!["psync".into()],
+            direct: vec![false, true],
+            readahead: vec![false, true],
+            schedulers: schedulers.iter().map(|s| s.to_string()).collect(),
+            block: 4096,
+        }
+    }
+
+    /// Schedulers are a dimension only where they are varied, and varying
+    /// them leaves the workloads drawn as they were; a sample's position
+    /// read back from the document is the one it was clustered at.
+    #[test]
+    fn schedulers_are_a_dimension_only_where_varied() {
+        let plain = space(&[]);
+        let varied = space(&["none", "mq-deadline", "bfq"]);
+        let (a, b) = (plain.draw(60, 7), varied.draw(60, 7));
+        assert!(a.iter().zip(&b).all(|(x, y)| x.workload == y.workload));
+        assert_eq!((a[0].direct, a[0].readahead), (b[0].direct, b[0].readahead));
+        assert!(a
+            .iter()
+            .all(|s| s.scheduler == 0 && plain.scheduler_of(s).is_none()));
+        for k in 0..3 {
+            assert!(
+                b.iter().any(|s| s.scheduler == k),
+                "scheduler {k} never drawn"
+            );
+        }
+        let dims = varied.dimensions();
+        assert_eq!(plain.dimensions().len() + 1, dims.len());
+        let last = dims.last().unwrap();
+        assert_eq!(last.name, "scheduler");
+        assert_eq!(last.values.as_ref().unwrap().len(), 3);
+
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/runs/2026-11-23/anomalies/hdd-64m.json"
+        ))
+        .unwrap();
+        let doc = willy::doc::anomalies::Anomalies::from_json(&text).unwrap();
+        for s in b.iter().take(10) {
+            let sample = Sample {
+                workload: s.workload.clone(),
+                direct: s.direct,
+                readahead: s.readahead,
+                scheduler: varied.scheduler_of(s).map(String::from),
+                ..doc.samples[0].clone()
+            };
+            let (got, want) = (unit_of(&dims, &sample), varied.unit(s));
+            assert_eq!(got.len(), want.len());
+            assert!(got.iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-9));
+            assert_eq!(*got.last().unwrap(), s.scheduler as f64 / 2.0);
+        }
+    }
 }

@@ -10,14 +10,17 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The anomalies document's version.
-pub const ANOMALIES_SCHEMA_VERSION: u32 = 1;
+///
+/// - 1: the first.
+/// - 2: `scheduler` on samples and `readahead_via`, for raw devices.
+pub const ANOMALIES_SCHEMA_VERSION: u32 = 2;
 
 /// One dimension of the sampled space.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Dimension {
     /// Its name: a workload parameter (`uniqueBytes`, `sizeMean`,
     /// `readFrac`, `seqFrac`, `processNum`) or a setting (`engine`,
-    /// `direct`, `readahead`).
+    /// `direct`, `readahead`, `scheduler`).
     pub name: String,
     /// For a numeric dimension, the range sampled (`[lo, hi]`, bytes for
     /// sizes), drawn uniformly in the logarithm where `log`.
@@ -52,6 +55,9 @@ pub struct Sample {
     pub direct: bool,
     /// Read-ahead on.
     pub readahead: bool,
+    /// The raw device's I/O scheduler, where schedulers were varied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
     /// What the system should do, bytes per second.
     pub expected_bytes_per_sec: f64,
     /// What it did, bytes per second.
@@ -113,6 +119,12 @@ pub struct Anomalies {
     pub eps: f64,
     /// Seed of the samples and the generators.
     pub seed: u64,
+    /// How read-ahead was switched off, where it was varied:
+    /// `"posix_fadvise"` (`POSIX_FADV_RANDOM` on the files or device),
+    /// `"read_ahead_kb"` (the raw device's queue setting, 0 for off, put
+    /// back afterwards) or `"simulator"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readahead_via: Option<String>,
     /// The sampled space, one entry per dimension, in the order of
     /// `unit_bounds`.
     pub dimensions: Vec<Dimension>,
@@ -129,7 +141,7 @@ pub struct Anomalies {
 impl Document for Anomalies {
     const KIND: &'static str = "willy-anomalies";
     const WHAT: &'static str = "anomalies document";
-    const VERSIONS: &'static [u32] = &[ANOMALIES_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, ANOMALIES_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy anomalies`";
     fn check(&self) -> Result<(), DocError> {
         let bad = |msg: String| DocError::Invalid {
@@ -181,7 +193,8 @@ mod tests {
             "{}/../../docs/runs/2026-11-23/anomalies",
             env!("CARGO_MANIFEST_DIR")
         );
-        for name in ["hdd-64m", "hdd-64m-readahead-bug"] {
+        // Schema 1 documents: an older version still reads.
+        for name in ["hdd-64m", "hdd-64m-readahead-bug", "hdd-default-rule"] {
             let text = std::fs::read_to_string(format!("{dir}/{name}.json")).unwrap();
             let d = Anomalies::from_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(d.samples.len(), 400, "{name}");
