@@ -114,6 +114,14 @@ fn bad_input_is_one_line_and_no_file() {
             vec!["--vary-scheduler", "--target", "sim:hdd"],
             "--vary-scheduler needs a raw block device as --target",
         ),
+        (
+            vec!["--target", "."],
+            "--expect model on a real target needs --cache-limit",
+        ),
+        (
+            vec!["--engines", "psync,uring", "--target", "sim:hdd"],
+            "--engines: a simulated system has one engine",
+        ),
     ] {
         let o = willy()
             .current_dir(d.path())
@@ -129,4 +137,57 @@ fn bad_input_is_one_line_and_no_file() {
         );
     }
     assert!(d.entries(".").is_empty(), "{:?}", d.entries("."));
+}
+
+/// `--expect model` on real files: the model calibrated on them (five
+/// short runs, written into the document), samples over O_DIRECT,
+/// read-ahead and two engines, each with its expected value.
+#[test]
+fn the_model_is_calibrated_on_real_files() {
+    let d = Dir::new();
+    let data = d.join("data");
+    std::fs::create_dir(&data).unwrap();
+    let out = d.join("a.json");
+    let o = run_ok(
+        willy()
+            .args(["anomalies", "--target"])
+            .arg(&data)
+            .args(["--cache-limit", "64MiB", "--samples", "3"])
+            .args(["--max-processes", "2", "--engines", "psync,uring"])
+            .args(["--min-time", "300ms", "--max-time", "1s"])
+            .args(["--interval", "50ms", "--warmup-max", "300ms", "--json"])
+            .arg(&out),
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["expect"], "model");
+    let c = &v["calibration"];
+    for f in [
+        "random_read_4k_ms",
+        "seq_read_mb_per_s",
+        "seq_write_mb_per_s",
+        "cached_4k_ms",
+        "cached_1m_ms",
+    ] {
+        assert!(c[f].as_f64().unwrap() > 0.0, "{f}: {c}");
+    }
+    assert_eq!(c["cache_bytes"], 64 << 20);
+    assert!(
+        stderr(&o).contains("willy: the model: host"),
+        "{}",
+        stderr(&o)
+    );
+    let engines = v["dimensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "engine")
+        .expect("engine is a dimension");
+    assert_eq!(engines["values"], serde_json::json!(["psync", "uring"]));
+    for s in v["samples"].as_array().unwrap() {
+        assert!(s["expected_bytes_per_sec"].as_f64().unwrap() > 0.0, "{s}");
+        let u = s["workload"]["uniqueBytes"].as_u64().unwrap();
+        assert!((16 << 20..=512 << 20).contains(&u), "{u}");
+    }
+    assert!(d.entries("data").is_empty(), "{:?}", d.entries("data"));
+    assert!(!d.join("a.json.ckpt.calibration").exists());
 }

@@ -44,6 +44,7 @@
 //! the system can be), so that a sample below it by more than the
 //! threshold is a real shortfall.
 
+use willy::doc::anomalies::Calibration;
 use willy::sim::config::{DiskConfig, SimConfig, StorageConfig, WritePolicy};
 use willy::workload::Workload;
 
@@ -57,6 +58,8 @@ pub struct Layered {
     /// Cache capacity and read-ahead, bytes; write-back or not.
     cache: Option<(f64, f64, bool)>,
     disk: DiskConfig,
+    /// Media rate of writes, MB/s (a simulated disk's: its media rate).
+    write_mb_per_s: f64,
 }
 
 /// The share of a sequential write's write-outs that continue the disk's
@@ -92,8 +95,72 @@ impl Layered {
                     c.write_policy == WritePolicy::WriteBack,
                 )
             }),
+            write_mb_per_s: disk.media_mb_per_s,
             disk: disk.clone(),
         })
+    }
+
+    /// The model of a real target from a few timed runs on it
+    /// ([`Calibration`]): a device without seeks or rotation (a random
+    /// access costs the measured 4 KiB access less its transfer), reads
+    /// and writes at their measured sequential rates, the host's cost per
+    /// request and copy rate from reads of cached data, the cache the
+    /// memory cgroup's limit with the device's read-ahead, written back.
+    pub fn calibrated(c: &Calibration) -> Result<Layered, String> {
+        let positive = [
+            c.random_read_4k_ms,
+            c.seq_read_mb_per_s,
+            c.seq_write_mb_per_s,
+            c.cached_4k_ms,
+            c.cached_1m_ms,
+        ];
+        if positive.iter().any(|v| !(v.is_finite() && *v > 0.0)) || c.cpus == 0 {
+            return Err(format!("the calibration measured nothing usable: {c:?}"));
+        }
+        let (read, write) = (c.seq_read_mb_per_s, c.seq_write_mb_per_s);
+        let memory = (1048576.0 - 4096.0) / ((c.cached_1m_ms - c.cached_4k_ms).max(1e-6) * 1e3);
+        let host = (c.cached_4k_ms - 4096.0 / (memory * 1e3)).max(0.0);
+        let disk = DiskConfig {
+            capacity: willy::units::Bytes(1 << 50),
+            cylinders: 1,
+            seek_a_ms: 0.0,
+            seek_b_ms: 0.0,
+            seek_c_ms: 0.0,
+            seek_e_ms: 0.0,
+            seek_break_cyl: 1,
+            rpm: 1e15,
+            media_mb_per_s: read,
+            // The access's own time past the transfer's and the host's
+            // (which the model charges a 4 KiB request: the cached one's).
+            overhead_ms: (c.random_read_4k_ms - 4096.0 / (read * 1e3) - c.cached_4k_ms).max(0.0),
+            track_buffer: willy::units::Bytes(0),
+            buffer_mb_per_s: read,
+            queue: willy::sim::config::QueuePolicy::Fcfs,
+        };
+        Ok(Layered {
+            overhead_ms: host,
+            memory_mb_per_s: memory,
+            cpus: c.cpus,
+            cache: Some((c.cache_bytes as f64, c.readahead_bytes as f64, true)),
+            disk,
+            write_mb_per_s: write,
+        })
+    }
+
+    /// The parameters, in words, for a document or a message.
+    pub fn describe(&self) -> String {
+        let d = &self.disk;
+        format!(
+            "host {:.4} ms per request, copies at {:.0} MB/s on {} CPUs; cache {}, read-ahead {}; device access {:.3} ms, reads {:.0} MB/s, writes {:.0} MB/s",
+            self.overhead_ms,
+            self.memory_mb_per_s,
+            self.cpus,
+            willy::units::Bytes(self.cache_bytes()),
+            willy::units::Bytes(self.cache.map_or(0, |c| c.1 as u64)),
+            d.overhead_ms + d.mean_seek_ms() + d.revolution_ms() / 2.0,
+            d.media_mb_per_s,
+            self.write_mb_per_s
+        )
     }
 
     /// The cache's capacity, bytes (none: 0).
@@ -150,17 +217,19 @@ impl Layered {
     fn disk_ms(&self, io: &Io, queued: usize) -> f64 {
         let d = &self.disk;
         let position = d.overhead_ms + self.seek_ms(io.span, queued) + d.revolution_ms() / 2.0;
-        let transfer = |bytes: f64| bytes / (d.media_mb_per_s * 1e3);
         // An operation continues the disk's previous one only for a lone
         // generator: of its sequential requests, those whose previous
         // disk operation was its own previous request's.
-        let op = |bytes: f64, cont: f64| {
-            d.overhead_ms + (1.0 - cont) * (position - d.overhead_ms) + transfer(bytes)
+        let at = |rate: f64| {
+            move |bytes: f64, cont: f64| {
+                d.overhead_ms + (1.0 - cont) * (position - d.overhead_ms) + bytes / (rate * 1e3)
+            }
         };
+        let (op, op_w) = (at(d.media_mb_per_s), at(self.write_mb_per_s));
         let (s, r, q) = (io.s, io.r, io.q);
         let lone = |p: f64| if io.alone { p } else { 0.0 };
         match io.cache {
-            None => op(s, lone(q)),
+            None => r * op(s, lone(q)) + (1.0 - r) * op_w(s, lone(q)),
             Some((ra, write_back)) => {
                 // Reads: sequential to the cache (previous request a read
                 // ending here) or not.
@@ -177,10 +246,10 @@ impl Layered {
                 let read = seq * read_seq + (1.0 - seq) * read_random;
                 let write = if write_back {
                     let ops = 1.0 + 1.0 / queued as f64;
-                    let random = ops * op(s / ops, 0.0);
-                    q * op(s, SEQ_WRITE_OUT_CONT) + (1.0 - q) * random
+                    let random = ops * op_w(s / ops, 0.0);
+                    q * op_w(s, SEQ_WRITE_OUT_CONT) + (1.0 - q) * random
                 } else {
-                    op(s, lone(q))
+                    op_w(s, lone(q))
                 };
                 r * read + (1.0 - r) * write
             }
@@ -272,6 +341,55 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The model of a real target from its calibration, by hand: copies
+    /// at (1 MiB - 4 KiB) / 0.1 ms = 10444.8 MB/s; the host's cost per
+    /// request 0.002 - 4096 / 10444.8e3 = 0.0016078 ms; the device's own
+    /// time per access 0.1 - 0.004096 (transfer) - 0.002 (host) = 0.093904
+    /// ms.
+    #[test]
+    fn a_calibrated_model_by_hand() {
+        let c = Calibration {
+            random_read_4k_ms: 0.1,
+            seq_read_mb_per_s: 1000.0,
+            seq_write_mb_per_s: 500.0,
+            cached_4k_ms: 0.002,
+            cached_1m_ms: 0.102,
+            cpus: 2,
+            cache_bytes: 1 << 30,
+            readahead_bytes: 128 << 10,
+            model: String::new(),
+            elapsed_s: 0.0,
+        };
+        let m = Layered::calibrated(&c).unwrap();
+        let close = |got: f64, want: f64| (got / want - 1.0).abs() < 1e-3;
+        // One random O_DIRECT reader: the access, its transfer and the
+        // host's copy and cost, 0.1 ms: 4096 B per 0.1 ms.
+        let w = Workload::of(4 << 30, 4096, 1.0, 0.0, 1);
+        let t = m.throughput(&w, true, true);
+        assert!(close(t, 4096.0 / 0.1e-3), "{t}");
+        // One sequential O_DIRECT writer of 1 MiB: the access's overhead
+        // (no positioning), the transfer at 500 MB/s (2.097152 ms) and
+        // the host's 0.102 ms (the cached 1 MiB read's): 2.293056 ms.
+        let w = Workload::of(4 << 30, 1 << 20, 0.0, 1.0, 1);
+        let t = m.throughput(&w, true, true);
+        assert!(close(t, (1 << 20) as f64 / 2.293056e-3), "{t}");
+        // 4 KiB reads of 16 MiB, cached: 0.002 ms each, one CPU per
+        // generator.
+        let w = Workload::of(16 << 20, 4096, 1.0, 0.0, 1);
+        assert!(close(m.throughput(&w, false, true), 4096.0 / 0.002e-3));
+        let w = Workload::of(16 << 20, 4096, 1.0, 0.0, 4);
+        assert!(close(
+            m.throughput(&w, false, true),
+            2.0 * 4096.0 / 0.002e-3
+        ));
+        assert!(m.describe().contains("writes 500 MB/s"), "{}", m.describe());
+        let bad = Calibration {
+            cached_4k_ms: f64::NAN,
+            ..c
+        };
+        assert!(Layered::calibrated(&bad).is_err());
     }
 
     proptest::proptest! {

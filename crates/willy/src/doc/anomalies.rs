@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 /// The anomalies document's version.
 ///
 /// - 1: the first.
-/// - 2: `scheduler` on samples and `readahead_via`, for raw devices.
+/// - 2: `scheduler` on samples and `readahead_via`, for raw devices;
+///   `calibration`, for `--expect model` on a real target.
 pub const ANOMALIES_SCHEMA_VERSION: u32 = 2;
 
 /// One dimension of the sampled space.
@@ -93,6 +94,32 @@ pub struct Cluster {
     pub description: String,
 }
 
+/// What `--expect model` measured on a real target to build the layered
+/// model from: a device with no seeks or rotation, and the host.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Calibration {
+    /// One generator's random 4 KiB O_DIRECT reads: time per read, ms.
+    pub random_read_4k_ms: f64,
+    /// One generator's sequential 1 MiB O_DIRECT reads, MB/s (10^6 B/s).
+    pub seq_read_mb_per_s: f64,
+    /// One generator's sequential 1 MiB O_DIRECT writes, MB/s.
+    pub seq_write_mb_per_s: f64,
+    /// One generator's random 4 KiB reads of cached data: time per read, ms.
+    pub cached_4k_ms: f64,
+    /// The same with 1 MiB reads, ms.
+    pub cached_1m_ms: f64,
+    /// CPUs online.
+    pub cpus: u32,
+    /// The cache: the memory cgroup's limit, bytes.
+    pub cache_bytes: u64,
+    /// The device's read-ahead (its queue's read_ahead_kb), bytes.
+    pub readahead_bytes: u64,
+    /// The model's parameters derived from these, in words.
+    pub model: String,
+    /// Time the calibration took, s.
+    pub elapsed_s: f64,
+}
+
 /// What `willy anomalies --json` writes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Anomalies {
@@ -125,6 +152,10 @@ pub struct Anomalies {
     /// back afterwards) or `"simulator"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub readahead_via: Option<String>,
+    /// With `--expect model` on a real target: what the model was built
+    /// from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
     /// The sampled space, one entry per dimension, in the order of
     /// `unit_bounds`.
     pub dimensions: Vec<Dimension>,

@@ -5,6 +5,8 @@
 //! Every measured sample is saved at once, so `--resume` measures none
 //! again.
 
+mod calibrate;
+
 use super::{check_json_path, check_resume, load_profile};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -94,11 +96,19 @@ pub struct AnomaliesArgs {
     /// device is in use).
     #[arg(long)]
     pub vary_scheduler: bool,
+    /// Engines to sample, e.g. psync,uring (with --expect model on a real
+    /// target; a profile fixes its own, a simulated system has one)
+    /// [default: psync].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub engines: Vec<EngineKind>,
 }
 
 /// Where the expected values come from.
 enum Expected {
     Model(Layered),
+    /// The layered model of a real target, to be calibrated on it with
+    /// this cache (the memory cgroup's limit), bytes.
+    Calibrate(u64),
     Profile(Box<dyn willy_predict::Model>),
 }
 
@@ -107,12 +117,15 @@ impl Expected {
         match self {
             Expected::Model(m) => m.throughput(&s.workload, s.direct, s.readahead),
             Expected::Profile(p) => p.predict(&s.workload).predicted_throughput_bytes_per_sec,
+            Expected::Calibrate(_) => unreachable!("calibrated before any sample"),
         }
     }
 }
 
 /// Where samples are measured: a simulated system, or real files or a
-/// raw device through a testbed per O_DIRECT setting; read-ahead is
+/// raw device through a testbed of the sample's O_DIRECT setting (one at
+/// a time: two would name their files alike, and a random sample's files
+/// are new anyway); read-ahead is
 /// switched per sample (`RunConfig::readahead`: posix_fadvise), or
 /// through the device's queue, with its scheduler.
 enum Bench {
@@ -120,7 +133,7 @@ enum Bench {
     Real {
         target: TargetArg,
         opts: TestbedOptions,
-        beds: Vec<(bool, Testbed)>,
+        bed: Option<(bool, Box<Testbed>)>,
         queue: Option<Box<Device>>,
     },
 }
@@ -159,7 +172,7 @@ impl Bench {
             Bench::Real {
                 target,
                 opts,
-                beds,
+                bed,
                 queue,
             } => {
                 if let Some(q) = queue {
@@ -168,20 +181,17 @@ impl Bench {
                         cfg.readahead = true; // the queue's read-ahead decides
                     }
                 }
-                if !beds.iter().any(|(d, _)| *d == s.direct) {
+                if bed.as_ref().is_none_or(|(d, _)| *d != s.direct) {
+                    *bed = None; // its files and cgroup go first
                     let o = TestbedOptions {
                         direct: s.direct,
                         buffered_device: true,
                         ..opts.clone()
                     };
-                    beds.push((s.direct, Testbed::open(target.clone(), &o)?));
+                    *bed = Some((s.direct, Box::new(Testbed::open(target.clone(), &o)?)));
                 }
-                let bed = beds
-                    .iter_mut()
-                    .find(|(d, _)| *d == s.direct)
-                    .map(|(_, b)| b)
-                    .expect("opened above");
-                bed.measure(&s.workload, &cfg)
+                let (_, b) = bed.as_mut().expect("opened above");
+                b.measure(&s.workload, &cfg)
             }
         }
     }
@@ -240,7 +250,8 @@ impl AnomaliesArgs {
 struct Setup {
     expected: Expected,
     space: Space,
-    engine: EngineKind,
+    /// The engines sampled, as `space.engines` names them.
+    engines: Vec<EngineKind>,
     bench: Bench,
     /// How read-ahead is switched, where it is varied (the document's
     /// `readahead_via`).
@@ -266,7 +277,15 @@ fn setup(args: &AnomaliesArgs, state: PathBuf) -> Result<Setup, Error> {
             args.target.display()
         )));
     }
-    let (expected, mut space, engine) = expected_and_space(args, sim.as_ref())?;
+    let room = match (&device, target.path()) {
+        (Some((size, _)), _) => *size,
+        (None, Some(p)) if sim.is_none() => willy::target::free_bytes(&p)
+            .ok()
+            .flatten()
+            .map_or(u64::MAX, |f| f / 2),
+        _ => u64::MAX,
+    };
+    let (expected, mut space, engines) = expected_and_space(args, sim.as_ref(), room)?;
     let mut readahead_via = (space.readahead.len() > 1).then(|| {
         if sim.is_some() {
             "simulator"
@@ -293,7 +312,7 @@ fn setup(args: &AnomaliesArgs, state: PathBuf) -> Result<Setup, Error> {
                     allow_device_writes: args.allow_device_writes,
                     ..TestbedOptions::default()
                 },
-                beds: Vec::new(),
+                bed: None,
                 queue,
             }
         }
@@ -301,62 +320,112 @@ fn setup(args: &AnomaliesArgs, state: PathBuf) -> Result<Setup, Error> {
     Ok(Setup {
         expected,
         space,
-        engine,
+        engines,
         bench,
         readahead_via,
     })
 }
 
-/// The expected values and the space they are compared over.
+/// The expected values, the space they are compared over, and the
+/// engines sampled (named as in the space). `room`: the most data the
+/// target holds, bytes.
 fn expected_and_space(
     args: &AnomaliesArgs,
     sim: Option<&SimConfig>,
-) -> Result<(Expected, Space, EngineKind), Error> {
+    room: u64,
+) -> Result<(Expected, Space, Vec<EngineKind>), Error> {
+    let bad = |m: String| Err(Error::Usage(m));
     let both = vec![false, true];
-    Ok(match (args.expect, sim) {
+    match (args.expect, sim) {
         (Expect::Model, None) => {
-            return Err(Error::Usage(format!(
-                "--expect model needs the device's parameters, which willy takes from a simulated system's preset; {} is not one (use --expect profile --profile P)",
-                args.target.display()
-            )))
+            let Some(cache) = args.cache_limit.map(|b| b.0) else {
+                return bad("--expect model on a real target needs --cache-limit: the memory cgroup's limit is the model's cache".into());
+            };
+            let engines = if args.engines.is_empty() {
+                vec![EngineKind::Psync]
+            } else {
+                args.engines.clone()
+            };
+            let hi = (cache * 8).min(64 << 30).min(room);
+            if hi < cache / 4 {
+                return bad(format!(
+                    "{} has room for {}, less than a quarter of the cache ({}): the model's samples start there",
+                    args.target.display(),
+                    Bytes(room),
+                    Bytes(cache / 4)
+                ));
+            }
+            let space = Space {
+                ranges: Ranges {
+                    unique_bytes: [cache / 4, hi],
+                    size_mean: [4096, 1 << 20],
+                    read_frac: [0.0, 1.0],
+                    seq_frac: [0.0, 1.0],
+                    process_num: [1, args.max_processes],
+                },
+                engines: engines.iter().map(|e| e.name().into()).collect(),
+                direct: both.clone(),
+                readahead: both,
+                schedulers: Vec::new(),
+                block: 4096,
+            };
+            Ok((Expected::Calibrate(cache), space, engines))
         }
+        _ if !args.engines.is_empty() => bad(match sim {
+            Some(_) => "--engines: a simulated system has one engine".into(),
+            None => {
+                "--engines goes with --expect model: a profile's samples use the profile's engine"
+                    .into()
+            }
+        }),
         (Expect::Model, Some(s)) => {
             let m = Layered::of(s).map_err(Error::Usage)?;
             let space = Space {
                 ranges: model_ranges(&m, s, args.max_processes),
                 engines: vec!["sim".into()],
-                direct: if s.cache.is_some() { both.clone() } else { vec![true] },
+                direct: if s.cache.is_some() {
+                    both.clone()
+                } else {
+                    vec![true]
+                },
                 readahead: if s.cache.is_some() { both } else { vec![false] },
                 schedulers: Vec::new(),
                 block: 4096,
             };
-            (Expected::Model(m), space, EngineKind::Psync)
+            Ok((Expected::Model(m), space, vec![EngineKind::Psync]))
         }
-        (Expect::Profile, _) => {
-            let p = args.profile.as_ref().expect("checked");
-            let profile = load_profile(p)?;
-            let model = willy_predict::model(willy_predict::DEFAULT_MODEL, &profile)
-                .map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
-            // A profile made on a raw device was measured with O_DIRECT,
-            // whatever its `direct` flag says.
-            let on_device = std::fs::metadata(&profile.target)
-                .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()));
-            let direct = profile.direct || on_device;
-            let space = Space {
-                ranges: profile.ranges.clone(),
-                engines: vec![profile.engine.name().into()],
-                direct: vec![direct],
-                readahead: if sim.is_none_or(|s| s.cache.is_some()) && !direct {
-                    both
-                } else {
-                    vec![true]
-                },
-                schedulers: Vec::new(),
-                block: profile.regions[0].focal.block_size.0,
-            };
-            (Expected::Profile(model), space, profile.engine)
-        }
-    })
+        (Expect::Profile, _) => profile_space(args, sim),
+    }
+}
+
+/// `--expect profile`: the profile's prediction over its ranges, with its
+/// engine and O_DIRECT setting.
+fn profile_space(
+    args: &AnomaliesArgs,
+    sim: Option<&SimConfig>,
+) -> Result<(Expected, Space, Vec<EngineKind>), Error> {
+    let p = args.profile.as_ref().expect("checked");
+    let profile = load_profile(p)?;
+    let model = willy_predict::model(willy_predict::DEFAULT_MODEL, &profile)
+        .map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
+    // A profile made on a raw device was measured with O_DIRECT, whatever
+    // its `direct` flag says.
+    let on_device = std::fs::metadata(&profile.target)
+        .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()));
+    let direct = profile.direct || on_device;
+    let space = Space {
+        ranges: profile.ranges.clone(),
+        engines: vec![profile.engine.name().into()],
+        direct: vec![direct],
+        readahead: if sim.is_none_or(|s| s.cache.is_some()) && !direct {
+            vec![false, true]
+        } else {
+            vec![true]
+        },
+        schedulers: Vec::new(),
+        block: profile.regions[0].focal.block_size.0,
+    };
+    Ok((Expected::Profile(model), space, vec![profile.engine]))
 }
 
 /// On a raw device of `size` bytes (device number `rdev`): uniqueBytes
@@ -455,19 +524,31 @@ pub fn cmd_anomalies(args: AnomaliesArgs, interrupt: Arc<AtomicBool>) -> anyhow:
     let Setup {
         expected,
         space,
-        engine,
+        engines,
         mut bench,
         readahead_via,
     } = setup(&args, state)?;
     let sim = matches!(bench, Bench::Sim(_));
-    let cfg = args.run_config(engine, sim, interrupt.clone());
+    let cfg = args.run_config(engines[0], sim, interrupt.clone());
     cfg.validate()?;
+    let calibrated = PathBuf::from(format!("{}.calibration", ckpt.display()));
+    let (expected, calibration) = match expected {
+        Expected::Calibrate(cache) => {
+            let c = calibrate::calibration(&args, &mut bench, &cfg, cache, &calibrated)?;
+            let m = Layered::calibrated(&c).map_err(Error::Usage)?;
+            (Expected::Model(m), Some(c))
+        }
+        e => (e, None),
+    };
     let settings = space.draw(args.samples, args.seed);
     let mut ck = Checkpoint::open(&ckpt)?;
     let started = Instant::now();
-    let measured = measure_all(
-        &args, &space, &settings, &mut bench, &mut ck, &cfg, &expected,
-    );
+    let plan = Plan {
+        space: &space,
+        engines: &engines,
+        expected: &expected,
+    };
+    let measured = measure_all(&args, &plan, &settings, &mut bench, &mut ck, &cfg);
     drop(bench); // files, cgroups and queue settings go first
     let samples = match measured {
         Err(Error::Interrupted) => {
@@ -479,7 +560,7 @@ pub fn cmd_anomalies(args: AnomaliesArgs, interrupt: Arc<AtomicBool>) -> anyhow:
         }
         r => r?,
     };
-    let doc = assemble(
+    let mut doc = assemble(
         &args,
         &space,
         &settings,
@@ -487,25 +568,39 @@ pub fn cmd_anomalies(args: AnomaliesArgs, interrupt: Arc<AtomicBool>) -> anyhow:
         readahead_via,
         started.elapsed().as_secs_f64(),
     );
+    doc.calibration = calibration;
     print(&doc);
     if let Some(j) = &args.json {
         super::write_json(j, &(serde_json::to_string_pretty(&doc)? + "\n"))?;
     }
     drop(ck);
     let _ = std::fs::remove_file(&ckpt); // the result holds every measurement
+    let _ = std::fs::remove_file(&calibrated);
     Ok(())
+}
+
+/// What the settings are drawn from and compared with.
+struct Plan<'a> {
+    space: &'a Space,
+    /// The engines, as `space.engines` names them.
+    engines: &'a [EngineKind],
+    expected: &'a Expected,
 }
 
 /// Measures every setting (or takes it from the checkpoint).
 fn measure_all(
     args: &AnomaliesArgs,
-    space: &Space,
+    plan: &Plan,
     settings: &[Setting],
     bench: &mut Bench,
     ck: &mut Checkpoint,
     cfg: &RunConfig,
-    expected: &Expected,
 ) -> Result<Vec<Sample>, Error> {
+    let Plan {
+        space,
+        engines,
+        expected,
+    } = plan;
     let target = args.target.display().to_string();
     let mut out = Vec::with_capacity(settings.len());
     for (i, s) in settings.iter().enumerate() {
@@ -513,6 +608,10 @@ fn measure_all(
             return Err(Error::Interrupted);
         }
         let scheduler = space.scheduler_of(s);
+        let cfg = &RunConfig {
+            engine: engines[s.engine.min(engines.len() - 1)],
+            ..cfg.clone()
+        };
         let key = CkSetting {
             seed: args.seed,
             engine: cfg.engine.name().into(),
@@ -530,10 +629,15 @@ fn measure_all(
         let shortfall = an::shortfall(want, got);
         let anomalous = shortfall >= args.threshold;
         eprintln!(
-            "willy: sample {}/{}: {}{}{}{}: {}/s, expected {}/s{}{}",
+            "willy: sample {}/{}: {}{}{}{}{}: {}/s, expected {}/s{}{}",
             i + 1,
             settings.len(),
             s.workload,
+            if engines.len() > 1 {
+                format!(", {}", cfg.engine.name())
+            } else {
+                String::new()
+            },
             if s.direct { ", direct" } else { "" },
             if s.readahead { "" } else { ", no read-ahead" },
             scheduler.map(|q| format!(", {q}")).unwrap_or_default(),
@@ -584,6 +688,7 @@ fn assemble(
         eps: an::EPS,
         seed: args.seed,
         readahead_via,
+        calibration: None,
         dimensions: space.dimensions(),
         anomalous_fraction: bad as f64 / samples.len().max(1) as f64,
         samples,
