@@ -30,7 +30,8 @@ use willy_predict::anomalies::{self as an, Setting, Space};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Expect {
     /// Shen's layered model (prefetching, scheduling, device) from the
-    /// device's parameters: a simulated system's preset.
+    /// device's parameters: a simulated system's preset, or a short
+    /// calibration on a real target (with --cache-limit as its cache).
     Model,
     /// A profile's own prediction (`--profile`).
     Profile,
@@ -67,7 +68,8 @@ pub struct AnomaliesArgs {
     /// Seed of the samples and of the generators.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Memory cgroup limit for real targets [default: the profile's].
+    /// Memory cgroup limit for real targets: the model's cache with
+    /// --expect model [default: the profile's].
     #[arg(long)]
     pub cache_limit: Option<Bytes>,
     /// Shortest measurement of one sample (capped by --max-time).
@@ -125,9 +127,9 @@ impl Expected {
 /// Where samples are measured: a simulated system, or real files or a
 /// raw device through a testbed of the sample's O_DIRECT setting (one at
 /// a time: two would name their files alike, and a random sample's files
-/// are new anyway); read-ahead is
-/// switched per sample (`RunConfig::readahead`: posix_fadvise), or
-/// through the device's queue, with its scheduler.
+/// are new anyway); read-ahead is switched per sample
+/// (`RunConfig::readahead`: posix_fadvise), or through the device's
+/// queue, with its scheduler.
 enum Bench {
     Sim(Box<SimConfig>),
     Real {
@@ -308,7 +310,11 @@ fn setup(args: &AnomaliesArgs, state: PathBuf) -> Result<Setup, Error> {
             Bench::Real {
                 target,
                 opts: TestbedOptions {
-                    cache_limit: args.cache_limit.map(|b| b.0),
+                    cache_limit: args.cache_limit.map(|b| b.0).or_else(|| {
+                        // The profile's, as `willy validate` measures.
+                        let p = args.profile.as_ref()?;
+                        load_profile(p).ok()?.cache_limit_bytes
+                    }),
                     allow_device_writes: args.allow_device_writes,
                     ..TestbedOptions::default()
                 },
