@@ -8,6 +8,7 @@ mod fio;
 mod interfere;
 mod plot;
 mod predict;
+mod probe;
 mod run;
 mod scale;
 mod schema;
@@ -41,6 +42,9 @@ pub enum Command {
     /// Sample workloads and settings, compare each with what the system
     /// should do, and cluster the anomalies into parameter ranges (Shen et al.).
     Anomalies(Box<anomalies::AnomaliesArgs>),
+    /// Probe a device's own characteristics: seek curve, rotation, track or
+    /// stripe boundaries, efficient request sizes (Lachesis, Barve et al.). Reads only.
+    Probe(Box<probe::ProbeArgs>),
     /// Draw a profile's figures (and a validation's or comparison's) as SVG.
     Plot(plot::PlotArgs),
     /// Write a one-page HTML report of a profile, figures inline.
@@ -86,6 +90,7 @@ impl Command {
             Command::Compare(args) => compare::cmd_compare(args),
             Command::Interfere(args) => interfere::cmd_interfere(*args, interrupt),
             Command::Anomalies(args) => anomalies::cmd_anomalies(*args, interrupt),
+            Command::Probe(args) => probe::cmd_probe(*args, interrupt),
             Command::Plot(args) => plot::cmd_plot(args),
             Command::Report(args) => plot::cmd_report(args),
             Command::Csv(args) => csv::cmd_csv(args),

@@ -18,10 +18,12 @@ pub enum SchemaDoc {
     Interference,
     /// The document `willy anomalies --json` writes.
     Anomalies,
+    /// The document `willy probe --json` writes.
+    Probe,
 }
 
 pub fn cmd_schema(document: SchemaDoc) -> anyhow::Result<()> {
-    use willy::doc::{anomalies, interference, prediction, profile, validation};
+    use willy::doc::{anomalies, interference, prediction, probe, profile, validation};
     let text = match document {
         SchemaDoc::Run => willy::report::schema(),
         SchemaDoc::Profile => profile::schema(),
@@ -30,6 +32,7 @@ pub fn cmd_schema(document: SchemaDoc) -> anyhow::Result<()> {
         SchemaDoc::Comparison => prediction::comparison_schema(),
         SchemaDoc::Interference => interference::schema(),
         SchemaDoc::Anomalies => anomalies::schema(),
+        SchemaDoc::Probe => probe::schema(),
     };
     print!("{text}");
     Ok(())

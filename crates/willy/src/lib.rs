@@ -13,6 +13,8 @@
 //! - [`checkpoint`]: every measurement saved at once, for `--resume`;
 //! - [`cluster`]: one run on several ranks (MPI): shares, coordination, totals;
 //! - [`interfere`]: workloads alone and together, and their R-values (Argon);
+//! - [`probe`]: a device's seek curve, rotation, boundaries and efficient
+//!   request sizes, from timed single reads (`willy probe`);
 //! - [`stats`]: batch means and confidence intervals;
 //! - [`report`]: the versioned result document of one run;
 //! - [`doc`]: the other documents (profile, validation, predictions, comparison,
@@ -39,6 +41,7 @@ pub mod fio;
 pub mod generator;
 pub mod interfere;
 pub mod lru;
+pub mod probe;
 pub mod queue;
 pub mod report;
 pub mod run;

@@ -107,7 +107,7 @@ pub struct AnomaliesArgs {
 
 /// Where the expected values come from.
 enum Expected {
-    Model(Layered),
+    Model(Box<Layered>),
     /// The layered model of a real target, to be calibrated on it with
     /// this cache (the memory cgroup's limit), bytes.
     Calibrate(u64),
@@ -398,7 +398,7 @@ fn expected_and_space(
                 schedulers: Vec::new(),
                 block: 4096,
             };
-            Ok((Expected::Model(m), space, vec![EngineKind::Psync]))
+            Ok((Expected::Model(Box::new(m)), space, vec![EngineKind::Psync]))
         }
         (Expect::Profile, _) => profile_space(args, sim),
     }
@@ -542,7 +542,7 @@ pub fn cmd_anomalies(args: AnomaliesArgs, interrupt: Arc<AtomicBool>) -> anyhow:
         Expected::Calibrate(cache) => {
             let c = calibrate::calibration(&args, &mut bench, &cfg, cache, &calibrated)?;
             let m = Layered::calibrated(&c).map_err(Error::Usage)?;
-            (Expected::Model(m), Some(c))
+            (Expected::Model(Box::new(m)), Some(c))
         }
         e => (e, None),
     };

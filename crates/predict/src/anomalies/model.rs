@@ -136,6 +136,7 @@ impl Layered {
             track_buffer: willy::units::Bytes(0),
             buffer_mb_per_s: read,
             queue: willy::sim::config::QueuePolicy::Fcfs,
+            geometry: None,
         };
         Ok(Layered {
             overhead_ms: host,

@@ -13,12 +13,14 @@
 //! - [`validation`]: what `willy validate` measured against its predictions;
 //! - [`prediction`]: `willy predict` and `willy compare`;
 //! - [`interference`]: what `willy interfere` measured;
-//! - [`anomalies`]: what `willy anomalies` sampled and clustered.
+//! - [`anomalies`]: what `willy anomalies` sampled and clustered;
+//! - [`probe`]: what `willy probe` found of a device.
 
 pub mod anomalies;
 pub mod csv;
 pub mod interference;
 pub mod prediction;
+pub mod probe;
 pub mod profile;
 pub mod validation;
 

@@ -4,6 +4,7 @@
 //! megabytes (10^6 bytes) per second, byte sizes as integers or strings with
 //! a unit ("21MiB").
 
+use super::geometry::Geometry;
 use crate::units::Bytes;
 use crate::Error;
 use serde::{Deserialize, Serialize};
@@ -263,6 +264,10 @@ pub struct DiskConfig {
     pub buffer_mb_per_s: f64,
     /// Queue order.
     pub queue: QueuePolicy,
+    /// Zones, tracks, switches and skew (see [`super::geometry`]); absent:
+    /// rotational latency uniform over a revolution, no track boundaries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geometry: Option<Geometry>,
 }
 
 impl StorageConfig {
@@ -348,6 +353,7 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../presets/write-through.json"),
     ),
     ("raw-disk", include_str!("../../presets/raw-disk.json")),
+    ("atlas10k3", include_str!("../../presets/atlas10k3.json")),
 ];
 
 impl SimConfig {
@@ -414,6 +420,9 @@ impl SimConfig {
             nonneg(d.overhead_ms, "disk.overhead_ms")?;
             if d.cylinders == 0 || d.capacity.0 == 0 {
                 return Err("disk.cylinders and disk.capacity must be positive".into());
+            }
+            if let Some(g) = &d.geometry {
+                g.validate(d.capacity.0, d.cylinders, d.rpm, d.media_mb_per_s)?;
             }
             Ok(())
         };

@@ -6,12 +6,14 @@
 //! [`crate::engine::Engine`] whose clock is virtual. What it models:
 //! an LRU page cache (write-back or write-through, a dirty limit, a periodic
 //! flusher, read-ahead), disks (seek curve, rotation, media rate, overhead,
-//! track buffer, FCFS or elevator queue), RAID-0 with a shared bus, SSDs with
+//! track buffer, FCFS or elevator queue; optionally zones, tracks, switches,
+//! skew and zero-latency access), RAID-0 with a shared bus, SSDs with
 //! internal parallelism, and raw access with no cache. See docs/SIMULATOR.md.
 
 pub mod cache;
 pub mod config;
 pub mod engine;
+pub mod geometry;
 pub mod insulate;
 pub mod storage;
 

@@ -7,6 +7,7 @@
 //! caller gets back when all of it has completed.
 
 use super::config::{DiskConfig, QueuePolicy, StorageConfig};
+use super::geometry::Layout;
 use crate::generator::Op;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -56,10 +57,17 @@ struct Disk {
     last_end: u64,
     /// Time spent serving operations, ns.
     busy: u64,
+    /// The disk's zones and tracks, when it has a geometry.
+    layout: Option<Layout>,
+    /// With a geometry: the track the heads are over.
+    head_track: u64,
 }
 
 impl Disk {
     fn cylinder(&self, offset: u64) -> u64 {
+        if let Some(l) = &self.layout {
+            return l.cylinder(l.place(offset / l.sector_size()).track);
+        }
         ((offset as u128 * u128::from(self.cfg.cylinders)) / u128::from(self.cfg.capacity.0.max(1)))
             as u64
     }
@@ -127,6 +135,9 @@ impl Disk {
     ///   + media transfer, no seek, no rotational delay.
     /// - Anything else: overhead + seek + rotation + media transfer.
     fn service(&mut self, o: &StorageOp, now: u64, rng: &mut Xoshiro256PlusPlus) -> u64 {
+        if self.layout.is_some() {
+            return self.service_geometric(o, now);
+        }
         let c = &self.cfg;
         let t = if o.op == Op::Read && o.offset == self.last_read_end {
             let idle_ns = now.saturating_sub(self.last_read_done);
@@ -150,6 +161,57 @@ impl Disk {
         }
         self.busy += t;
         t
+    }
+
+    /// Service time with a geometry: overhead, then a seek (or a head
+    /// switch on the same cylinder), then the transfer sector by sector as
+    /// the platters turn ([`Layout::transfer`]). A read continuing the
+    /// previous one takes what the disk read ahead from its buffer, as
+    /// without a geometry; if the disk was still reading ahead when it
+    /// came, the rest streams on from where the heads are.
+    fn service_geometric(&mut self, o: &StorageOp, now: u64) -> u64 {
+        let c = &self.cfg;
+        let l = self.layout.as_ref().expect("a geometry");
+        let sector = l.sector_size();
+        let first = o.offset / sector;
+        let n = (o.offset + o.len).div_ceil(sector) - first;
+        let mut t = now as f64 + c.overhead_ms * 1e6;
+        let mut streaming = false;
+        let (mut first, mut n) = (first, n);
+        if o.op == Op::Read && o.offset == self.last_read_end {
+            let idle_ns = now.saturating_sub(self.last_read_done);
+            let ahead = ((idle_ns as f64 * c.media_mb_per_s / 1e3) as u64).min(c.track_buffer.0);
+            let from_buffer = ahead.min(o.len);
+            t += transfer_ns(from_buffer, c.buffer_mb_per_s) as f64;
+            let skip = (from_buffer / sector).min(n);
+            first += skip;
+            n -= skip;
+            streaming = ahead < c.track_buffer.0;
+        }
+        if n > 0 {
+            let target = l.place(first).track;
+            if !streaming {
+                let d = l.cylinder(target).abs_diff(l.cylinder(self.head_track));
+                t += if d > 0 {
+                    c.seek_ms(d) * 1e6
+                } else if target != self.head_track {
+                    c.geometry.as_ref().map_or(0.0, |g| g.head_switch_ms) * 1e6
+                } else {
+                    0.0
+                };
+            }
+            t = l.transfer(first, n, t, streaming);
+            self.head_track = l.place(first + n - 1).track;
+            self.head_cyl = l.cylinder(self.head_track);
+        }
+        let took = (t - now as f64).round().max(0.0) as u64;
+        self.last_end = o.offset + o.len;
+        if o.op == Op::Read {
+            self.last_read_end = o.offset + o.len;
+            self.last_read_done = now + took;
+        }
+        self.busy += took;
+        took
     }
 }
 
@@ -196,6 +258,8 @@ impl Storage {
             last_read_done: 0,
             last_end: u64::MAX,
             busy: 0,
+            layout: d.geometry.as_ref().map(|g| Layout::new(g, d.rpm)),
+            head_track: 0,
         };
         match cfg {
             StorageConfig::Disk { disk: d } => Storage {
