@@ -33,6 +33,28 @@ impl Loop {
         }
     }
 
+    /// A loop device with `--direct-io=on` over a new file of `bytes`
+    /// written with zeros (allocated, so reads reach the disk and not the
+    /// page cache), as `willy probe` wants it.
+    fn direct_io(bytes: u64) -> Loop {
+        let dir = Dir::new();
+        let img = dir.join("disk.img");
+        sh(&format!(
+            "dd if=/dev/zero of={} bs=1M count={} oflag=direct status=none",
+            img.display(),
+            bytes >> 20
+        ));
+        let dev = sh(&format!(
+            "losetup --direct-io=on -f --show {}",
+            img.display()
+        ));
+        Loop {
+            dev,
+            _dir: dir,
+            mount: None,
+        }
+    }
+
     fn mkfs_ext4(&self) {
         sh(&format!(
             "mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 {}",
@@ -417,4 +439,80 @@ fn anomalies_refuse_to_change_the_queue_of_a_mounted_device() {
         "refusing to change the queue settings",
     );
     assert_eq!(lo.queue(), own);
+}
+
+/// Issue 15: the virtual disk under a loop device has no tracks, does not
+/// turn and shows no power-of-two boundary; the probe only reads.
+#[test]
+fn probe_finds_no_track_boundary_on_the_virtual_disk() {
+    if !root() {
+        return;
+    }
+    let lo = Loop::direct_io(256 << 20);
+    let before = lo.checksum();
+    let dir = Dir::new();
+    let json = dir.join("probe.json");
+    let out = willy()
+        .args([
+            "probe",
+            "--target",
+            &lo.dev,
+            "--only",
+            "seek,boundaries",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let p: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(p["kind"], "willy-probe");
+    assert_eq!(p["rotation"]["found"], false, "{}", p["rotation"]);
+    assert_eq!(p["boundaries"]["none_found"], true, "{}", p["boundaries"]);
+    assert!(p["boundaries"].get("track_bytes").is_none());
+    assert!(p["boundaries"].get("stripe_unit_bytes").is_none());
+    assert_eq!(p["seek_curve"]["none_found"], true, "{}", p["seek_curve"]);
+    for k in ["a_ms", "b_ms", "c_ms", "d_ms", "break_fraction"] {
+        assert!(p["seek_curve"][k].is_number(), "{k}");
+    }
+    let costs = p["costs"].as_array().unwrap();
+    assert!(costs.iter().all(|c| c["requests"].as_u64().unwrap() > 0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("none found"), "{text}");
+    assert_eq!(lo.checksum(), before, "the probe changed the device");
+}
+
+/// A directory target: willy writes its own file there, warns that a file
+/// system blurs the results, and removes the file after.
+#[test]
+fn probe_of_a_directory_writes_and_removes_its_own_file() {
+    let dir = Dir::new();
+    let out = willy()
+        .args([
+            "probe",
+            "--only",
+            "rotation",
+            "--file-size",
+            "64MiB",
+            "--target",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("a file, not a device"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "a file was left"
+    );
 }

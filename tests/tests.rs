@@ -12,6 +12,7 @@ mod interfere;
 mod mpi;
 mod plot;
 mod predict;
+mod probe;
 mod run_files;
 mod scale;
 mod shell;

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use willy::doc::anomalies::Anomalies;
 use willy::doc::interference::Interference;
 use willy::doc::prediction::Comparison;
+use willy::doc::probe::Probe;
 use willy::doc::profile::Profile;
 use willy::doc::validation::ValidationReport;
 use willy::doc::DocError;
@@ -17,8 +18,8 @@ use willy_predict::plot::Figure;
 
 #[derive(Args, Debug)]
 pub struct PlotArgs {
-    /// The profile (`willy run --scale`), or an interference or anomalies
-    /// document (`willy interfere --json`, `willy anomalies --json`).
+    /// The profile (`willy run --scale`), or an interference, anomalies or
+    /// probe document (`willy interfere`, `anomalies` or `probe --json`).
     #[arg(default_value = "willy-profile.json")]
     pub profile: PathBuf,
     /// Directory for the SVG files (created if missing).
@@ -34,8 +35,8 @@ pub struct PlotArgs {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// The profile (`willy run --scale`), or an interference or anomalies
-    /// document (`willy interfere --json`, `willy anomalies --json`).
+    /// The profile (`willy run --scale`), or an interference, anomalies or
+    /// probe document (`willy interfere`, `anomalies` or `probe --json`).
     #[arg(default_value = "willy-profile.json")]
     pub profile: PathBuf,
     /// Include this `willy validate --json` result.
@@ -71,7 +72,7 @@ fn figures(
 /// A document with one figure and a page of its own (an interference or
 /// anomalies document) at `p`: its figure and its HTML page. `None` for
 /// anything else (a profile, whose reader says what is wrong).
-fn single(p: &Path) -> Result<Option<(Figure, String)>, Error> {
+fn single(p: &Path) -> Result<Option<(Vec<Figure>, String)>, Error> {
     let Ok(text) = std::fs::read_to_string(p) else {
         return Ok(None); // the profile's reader says why
     };
@@ -85,12 +86,18 @@ fn single(p: &Path) -> Result<Option<(Figure, String)>, Error> {
             let d = read_doc(p, Interference::from_json)?;
             let f = willy_predict::plot::interference_figure(&d).map_err(drawing)?;
             let html = willy_predict::report::interference_html(&d, &f);
-            Ok(Some((f, html)))
+            Ok(Some((vec![f], html)))
         }
         Some("willy-anomalies") => {
             let d = read_doc(p, Anomalies::from_json)?;
             let f = willy_predict::plot::anomalies_figure(&d).map_err(drawing)?;
             let html = willy_predict::report::anomalies_html(&d, &f);
+            Ok(Some((vec![f], html)))
+        }
+        Some("willy-probe") => {
+            let d = read_doc(p, Probe::from_json)?;
+            let f = willy_predict::plot::probe_figures(&d).map_err(drawing)?;
+            let html = willy_predict::report::probe_html(&d, &f);
             Ok(Some((f, html)))
         }
         _ => Ok(None),
@@ -98,12 +105,14 @@ fn single(p: &Path) -> Result<Option<(Figure, String)>, Error> {
 }
 
 pub fn cmd_plot(args: PlotArgs) -> anyhow::Result<()> {
-    if let Some((f, _)) = single(&args.profile)? {
+    if let Some((figs, _)) = single(&args.profile)? {
         std::fs::create_dir_all(&args.out)
             .map_err(|e| Error::Usage(format!("cannot create {}: {e}", args.out.display())))?;
-        let path = args.out.join(format!("{}.svg", f.name));
-        write_file(&path, &f.svg)?;
-        println!("{}  {}", path.display(), f.title);
+        for f in &figs {
+            let path = args.out.join(format!("{}.svg", f.name));
+            write_file(&path, &f.svg)?;
+            println!("{}  {}", path.display(), f.title);
+        }
         return Ok(());
     }
     let profile = load_profile(&args.profile)?;

@@ -132,7 +132,12 @@ pub fn cmd_probe(args: ProbeArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<
     }
     let mut doc = result?;
     doc.warnings = warnings;
-    print!("{}", summary(&doc));
+    // The summary goes to stderr when the document goes to stdout.
+    if args.json.as_deref().is_some_and(super::is_stdout) {
+        eprint!("{}", summary(&doc));
+    } else {
+        print!("{}", summary(&doc));
+    }
     if let Some(j) = &args.json {
         let text = serde_json::to_string_pretty(&doc)? + "\n";
         if super::is_stdout(j) {
@@ -260,7 +265,14 @@ pub fn summary(p: &Probe) -> String {
             ),
         };
     }
-    if let Some(c) = &p.seek_curve {
+    if let Some(c) = p.seek_curve.as_ref().filter(|c| c.none_found) {
+        let most = c
+            .points
+            .iter()
+            .map(|q| q.seek_ms)
+            .fold(f64::NEG_INFINITY, f64::max);
+        s += &format!("seek         none found: no distance costs over {most:.3} ms more than distance zero ({:.3} ms)\n", c.zero_ms);
+    } else if let Some(c) = &p.seek_curve {
         s += &format!(
             "seek         {:.3} + {:.3} sqrt(x) ms below x = {:.4}, {:.3} + {:.3} x above (x: distance / capacity; fit rms {:.1}%)\n",
             c.a_ms,

@@ -422,6 +422,105 @@ pub fn anomalies_html(d: &willy::doc::anomalies::Anomalies, fig: &Figure) -> Str
     h
 }
 
+/// A one-page HTML report of a probe document: what was found, its figures
+/// and the measured points.
+pub fn probe_html(p: &willy::doc::probe::Probe, figs: &[Figure]) -> String {
+    use willy::units::human_bytes;
+    let mut h = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>willy probe report</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}svg{max-width:100%;height:auto}</style></head><body>\n",
+    );
+    h += &format!(
+        "<h1>willy: probe of {}</h1>\n<p>{} in {}-byte sectors; {} reads over {:.1} s of {} time. Lachesis (Schindler et al.) and Barve et al.: efficiency is the share of a read's time spent moving data at the media rate.</p>\n<ul>\n",
+        esc(&p.target),
+        human_bytes(p.capacity_bytes as f64),
+        p.sector_bytes,
+        p.costs.iter().map(|c| c.requests).sum::<u64>(),
+        p.costs.iter().map(|c| c.seconds).sum::<f64>(),
+        if p.simulated { "virtual" } else { "real" }
+    );
+    for w in &p.warnings {
+        h += &format!("<li><b>warning</b>: {}</li>\n", esc(w));
+    }
+    if let Some(r) = &p.rotation {
+        h += &match r.revolution_ms {
+            Some(rev) => format!(
+                "<li>rotation: {rev:.3} ms a revolution (+- {:.3}), {:.0} rpm</li>\n",
+                r.revolution_ci95_ms.unwrap_or(f64::NAN),
+                r.rpm.unwrap_or(f64::NAN)
+            ),
+            None => format!(
+                "<li>rotation: none found (re-reading a block takes {:.3} ms)</li>\n",
+                r.reread_ms
+            ),
+        };
+    }
+    if let Some(b) = &p.boundaries {
+        h += &format!("<li>boundaries: {}</li>\n", esc(&b.summary));
+    }
+    if let Some(m) = p.media_mb_per_s {
+        h += &format!("<li>media rate: {m:.1} MB/s</li>\n");
+    }
+    if let Some(e) = &p.efficiency {
+        let size =
+            |b: Option<u64>| b.map_or("none measured".to_string(), |b| human_bytes(b as f64));
+        h += &format!(
+            "<li>efficient size (90% of streaming, {:.3}): {} aligned to a {}, {} unaligned</li>\n",
+            e.streaming,
+            size(e.efficient_size_bytes),
+            esc(&e.alignment),
+            size(e.efficient_size_unaligned_bytes)
+        );
+    }
+    h += "</ul>\n";
+    for f in figs {
+        h += &format!(
+            "<figure>{}<figcaption>{}</figcaption></figure>\n",
+            f.svg,
+            esc(&f.title)
+        );
+    }
+    h += &probe_tables(p);
+    h += "</body></html>\n";
+    h
+}
+
+/// The probe's efficiency points and zones as tables.
+fn probe_tables(p: &willy::doc::probe::Probe) -> String {
+    use willy::units::human_bytes;
+    let mut h = String::new();
+    if let Some(e) = &p.efficiency {
+        h += "<h2>Efficiency</h2>\n<table><tr><th>size</th><th>aligned</th><th>+-</th><th>unaligned</th><th>+-</th></tr>\n";
+        for q in &e.points {
+            h += &format!(
+                "<tr><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td></tr>\n",
+                human_bytes(q.size_bytes as f64),
+                q.aligned,
+                q.aligned_ci95,
+                q.unaligned,
+                q.unaligned_ci95
+            );
+        }
+        h += "</table>\n";
+    }
+    if let Some(b) = &p.boundaries {
+        if !b.zones.is_empty() {
+            h += "<h2>Zones</h2>\n<table><tr><th>from</th><th>to</th><th>track</th><th>samples</th></tr>\n";
+            for z in &b.zones {
+                h += &format!(
+                    "<tr><td>{}</td><td>{}</td><td>{} ({} bytes)</td><td>{}</td></tr>\n",
+                    human_bytes(z.start_bytes as f64),
+                    human_bytes(z.end_bytes as f64),
+                    human_bytes(z.track_bytes as f64),
+                    z.track_bytes,
+                    z.samples
+                );
+            }
+            h += "</table>\n";
+        }
+    }
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,11 +13,12 @@
 //!
 //! One file per figure: `unique.rs` (the uniqueBytes curves), `region.rs`
 //! (each region's family and the overlays), `validation.rs`,
-//! `comparison.rs`, `interference.rs` and `anomalies.rs`; this file holds what they share.
+//! `comparison.rs`, `interference.rs`, `anomalies.rs` and `probe.rs`; this file holds what they share.
 
 mod anomalies;
 mod comparison;
 mod interference;
+mod probe;
 mod region;
 mod unique;
 mod validation;
@@ -25,6 +26,7 @@ mod validation;
 pub use anomalies::anomalies_figure;
 pub use comparison::comparison_figure;
 pub use interference::interference_figure;
+pub use probe::probe_figures;
 pub use validation::validation_figures;
 
 use crate::predict::Param;

@@ -86,6 +86,10 @@ pub struct SeekCurve {
     pub stderr_ms: [f64; 4],
     /// The fit's root mean square relative residual.
     pub rms_rel_residual: f64,
+    /// True when no distance costs more than its uncertainty (and 0.05 ms)
+    /// over distance zero: the device does not seek.
+    #[serde(default)]
+    pub none_found: bool,
     /// The least response at distance zero (overhead and transfer), ms.
     pub zero_ms: f64,
     /// The measured distances.
@@ -178,7 +182,8 @@ pub struct Efficiency {
     /// What it is: `"track"`, `"stripe unit"` or `"4 KiB"`.
     pub alignment: String,
     /// The media rate efficiency is measured against, MB/s: a track per
-    /// revolution where tracks were found, else the streaming rate.
+    /// revolution where tracks were found, else the best rate any reads
+    /// reached (long sequential ones, or random ones of one size).
     pub media_mb_per_s: f64,
     /// Efficiency of long sequential reads (the marginal cost of more).
     pub streaming: f64,
@@ -232,7 +237,10 @@ pub struct Probe {
     /// The boundaries probe.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boundaries: Option<Boundaries>,
-    /// The media-rate probe: the outer zone's (or the device's) rate, MB/s.
+    /// The media rate, MB/s: the outer zone's track per revolution on a
+    /// disk whose tracks were found; otherwise the streaming rate of long
+    /// reads, or, when the efficiency probe ran, the best rate any of its
+    /// reads reached.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media_mb_per_s: Option<f64>,
     /// The efficiency probe.

@@ -4,8 +4,9 @@
 //! media rate. On a disk whose tracks were found the media rate is a track
 //! per revolution, and long sequential reads fall short of it by the track
 //! switches (Lachesis: 0.9). On a device without tracks the media rate is
-//! what long sequential reads reach, so streaming is 1 by definition and
-//! efficiency says how much of that a smaller read gets.
+//! the best rate any reads reached (long sequential ones, or middle-sized
+//! random ones where the device splits and spreads them), so efficiency is
+//! at most 1 and streaming is 1 unless middle-sized reads beat it.
 //!
 //! Random reads of each size lie in one span: the outer zone of a disk
 //! with zones, otherwise the first GiB. *Aligned* reads start at a track
@@ -141,37 +142,33 @@ pub fn probe(
     samples: usize,
 ) -> Result<Efficiency, Error> {
     let sector = dev.sector();
-    let rate = m.media_mb_per_s * 1e6;
     let mut points = Vec::new();
     for size in sizes(m, sector) {
         if size > (m.span[1] - m.span[0]) / 4 {
             break;
         }
-        let (mut al, mut un) = ((vec![], vec![]), (vec![], vec![]));
-        for _ in 0..samples.max(8) {
-            let a = random_offset(rng, m.span[0], m.span[1], size, m.unit);
-            let t = dev.read(a, size)?;
-            al.0.push(size as f64 / rate);
-            al.1.push(t);
-            let mut u = random_offset(rng, m.span[0], m.span[1], size + sector, sector);
-            if (u - m.span[0]).is_multiple_of(m.unit) {
-                u += sector;
-            }
-            let t = dev.read(u, size)?;
-            un.0.push(size as f64 / rate);
-            un.1.push(t);
-        }
-        let (aligned, aligned_ci95) = ratio(&al.0, &al.1);
-        let (unaligned, unaligned_ci95) = ratio(&un.0, &un.1);
-        points.push(EfficiencyPoint {
-            size_bytes: size,
-            aligned,
-            aligned_ci95,
-            unaligned,
-            unaligned_ci95,
-        });
+        points.push(at_size(dev, rng, m, size, samples)?);
     }
-    let goal = 0.9 * m.streaming.0;
+    // Without tracks the media rate is the best any reads reached: long
+    // ones, or (on devices that split and spread requests) middle-sized
+    // ones; efficiency is then at most 1 by construction.
+    let mut media = m.media_mb_per_s;
+    let mut streaming = m.streaming;
+    if m.alignment != "track" {
+        let best = points
+            .iter()
+            .map(|p| p.aligned.max(p.unaligned))
+            .fold(1.0, f64::max);
+        media *= best;
+        streaming = (1.0 / best, 0.0);
+        for p in &mut points {
+            p.aligned /= best;
+            p.aligned_ci95 /= best;
+            p.unaligned /= best;
+            p.unaligned_ci95 /= best;
+        }
+    }
+    let goal = 0.9 * streaming.0;
     let first = |f: &dyn Fn(&EfficiencyPoint) -> f64, at: f64| {
         points.iter().find(|p| f(p) >= at).map(|p| p.size_bytes)
     };
@@ -188,13 +185,48 @@ pub fn probe(
         span_mean_seek_ms,
         alignment_bytes: m.unit,
         alignment: m.alignment.into(),
-        media_mb_per_s: m.media_mb_per_s,
-        streaming: m.streaming.0,
-        streaming_ci95: m.streaming.1,
+        media_mb_per_s: media,
+        streaming: streaming.0,
+        streaming_ci95: streaming.1,
         efficient_size_bytes: first(&|p| p.aligned, goal),
         efficient_size_unaligned_bytes: first(&|p| p.unaligned, goal),
         unaligned_matching_bytes: at_unit.and_then(|e| first(&|p| p.unaligned, e)),
         points,
+    })
+}
+
+/// Efficiency of `samples` random reads of `size`, aligned and not.
+fn at_size(
+    dev: &mut dyn Device,
+    rng: &mut Xoshiro256PlusPlus,
+    m: &MediaRate,
+    size: u64,
+    samples: usize,
+) -> Result<EfficiencyPoint, Error> {
+    let sector = dev.sector();
+    let rate = m.media_mb_per_s * 1e6;
+    let (mut al, mut un) = ((vec![], vec![]), (vec![], vec![]));
+    for _ in 0..samples.max(8) {
+        let a = random_offset(rng, m.span[0], m.span[1], size, m.unit);
+        let t = dev.read(a, size)?;
+        al.0.push(size as f64 / rate);
+        al.1.push(t);
+        let mut u = random_offset(rng, m.span[0], m.span[1], size + sector, sector);
+        if (u - m.span[0]).is_multiple_of(m.unit) {
+            u += sector;
+        }
+        let t = dev.read(u, size)?;
+        un.0.push(size as f64 / rate);
+        un.1.push(t);
+    }
+    let (aligned, aligned_ci95) = ratio(&al.0, &al.1);
+    let (unaligned, unaligned_ci95) = ratio(&un.0, &un.1);
+    Ok(EfficiencyPoint {
+        size_bytes: size,
+        aligned,
+        aligned_ci95,
+        unaligned,
+        unaligned_ci95,
     })
 }
 

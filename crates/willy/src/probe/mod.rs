@@ -138,6 +138,7 @@ pub fn probe(
             opts.efficiency_samples,
         )?;
         doc.efficient_size_bytes = e.efficient_size_bytes;
+        doc.media_mb_per_s = Some(e.media_mb_per_s);
         doc.efficiency = Some(e);
         finish(progress, "efficiency", dev, &mut doc, r, c);
     }

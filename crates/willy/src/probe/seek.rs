@@ -66,7 +66,9 @@ pub fn probe(
     for p in &mut points {
         p.fitted_ms = f.at(p.fraction);
     }
+    let none_found = points.iter().all(|p| p.seek_ms < p.seek_ci95_ms.max(0.05));
     Ok(SeekCurve {
+        none_found,
         a_ms: f.a,
         b_ms: f.b,
         c_ms: f.c,
