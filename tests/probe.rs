@@ -110,3 +110,68 @@ fn bad_probe_input_is_one_line_and_no_file() {
         assert!(!json.exists());
     }
 }
+
+/// `--scale --probe`: the probe in the profile, its track (in whole
+/// blocks) and efficient size on the sizeMean curve, marked in the figure
+/// and said in the report.
+#[test]
+fn scale_with_probe_puts_the_boundary_and_efficient_size_on_the_size_curve() {
+    let d = Dir::new();
+    let profile = d.join("p.json");
+    run_ok(
+        willy()
+            .args([
+                "run",
+                "--scale",
+                "--probe",
+                "--target",
+                "sim:atlas10k3",
+                "--profile",
+            ])
+            .arg(&profile),
+    );
+    let p: Value = serde_json::from_str(&std::fs::read_to_string(&profile).unwrap()).unwrap();
+    assert_eq!(p["schema_version"], 5);
+    assert_eq!(p["probe"]["boundaries"]["track_bytes"][0], 351_232);
+    let efficient = p["probe"]["efficient_size_bytes"].as_u64().unwrap();
+    let sizes: Vec<u64> = p["regions"][0]["curves"]["sizeMean"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            p["points"][i.as_u64().unwrap() as usize]["workload"]["sizeMean"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert!(
+        sizes.contains(&(351_232 / 4096 * 4096)),
+        "the track in whole blocks: {sizes:?}"
+    );
+    assert!(
+        sizes.contains(&(efficient / 4096 * 4096)),
+        "the efficient size: {sizes:?}"
+    );
+    assert_eq!(d.entries(".").len(), 1, "no checkpoint or probe file left");
+    run_ok(
+        willy()
+            .arg("plot")
+            .arg(&profile)
+            .arg("-o")
+            .arg(d.join("plots")),
+    );
+    let svg = std::fs::read_to_string(d.join("plots/region-0.svg")).unwrap();
+    assert!(
+        svg.contains("track 343 KiB") && svg.contains("efficient"),
+        "marks"
+    );
+    run_ok(
+        willy()
+            .arg("report")
+            .arg(&profile)
+            .arg("-o")
+            .arg(d.join("r.html")),
+    );
+    let html = std::fs::read_to_string(d.join("r.html")).unwrap();
+    assert!(html.contains("Probed first"));
+}

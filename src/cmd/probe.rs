@@ -34,13 +34,13 @@ pub struct ProbeArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Reads per seek distance.
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = ProbeOptions::default().seek_samples)]
     seek_samples: usize,
     /// Track boundaries to sample on a disk that turns.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = ProbeOptions::default().boundary_samples)]
     boundary_samples: usize,
     /// Random reads per request size and alignment (efficiency).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = ProbeOptions::default().efficiency_samples)]
     efficiency_samples: usize,
     /// The file written in a directory target.
     #[arg(long, default_value = "1GiB")]
@@ -317,4 +317,41 @@ pub fn summary(p: &Probe) -> String {
     let secs: f64 = p.costs.iter().map(|c| c.seconds).sum();
     s += &format!("took         {reads} reads, {secs:.1} s ({clock} time)\n");
     s
+}
+
+/// `willy probe` with its defaults on `target` (for `willy run --scale
+/// --probe`): the document, its warnings in it and said on stderr.
+pub(crate) fn probe_target(
+    target: &Path,
+    seed: u64,
+    interrupt: &Arc<AtomicBool>,
+) -> anyhow::Result<Probe> {
+    let d = ProbeOptions::default();
+    let args = ProbeArgs {
+        target: target.to_path_buf(),
+        only: Vec::new(),
+        json: None,
+        seed,
+        seek_samples: d.seek_samples,
+        boundary_samples: d.boundary_samples,
+        efficiency_samples: d.efficiency_samples,
+        file_size: Bytes(1 << 30),
+    };
+    let (mut dev, warnings, _own) = open(&args, interrupt)?;
+    for w in &warnings {
+        eprintln!("willy: warning: {w}");
+    }
+    let opts = ProbeOptions {
+        seed,
+        ..ProbeOptions::default()
+    };
+    let mut shown = Shown {
+        bar: None,
+        started: Instant::now(),
+    };
+    let label = target.to_string_lossy();
+    let mut doc = willy::probe::probe(dev.as_mut(), &label, &opts, &mut shown)?;
+    doc.warnings = warnings;
+    eprint!("{}", summary(&doc));
+    Ok(doc)
 }

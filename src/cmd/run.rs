@@ -131,6 +131,12 @@ pub struct RunArgs {
     /// plan divides it between the points. Ignored on sim: targets.
     #[arg(long, default_value = "15m", allow_hyphen_values = true, value_parser = super::positive_duration, help_heading = "Self-scaling")]
     pub budget: Duration,
+    /// Probe the target first (`willy probe`: rotation, seek, boundaries,
+    /// efficiency): its track or stripe unit and its efficient request size
+    /// join every sizeMean curve, and the probe goes in the profile. Its
+    /// time comes out of --budget.
+    #[arg(long, requires = "scale", conflicts_with = "mpi", help_heading = "Self-scaling")]
+    pub probe: bool,
     /// How --scale chooses focal points: in the middle of each region
     /// (Chen's section 4.5), or one global knee at 75% of the maximum
     /// (section 4.4).

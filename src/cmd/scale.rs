@@ -331,6 +331,9 @@ pub fn run(
         cfg.warmup_max = Duration::from_secs(20_000);
     }
     let (fixed, budget) = budget_of(args, &cfg);
+    // The probe's time is the budget's: its clock has started.
+    let probed = probe_first(args, bed, &cfg, &ckpt_path)?;
+    plan.extra_sizes = probed.as_ref().map(probe_sizes).unwrap_or_default();
     if !bed.is_simulated() {
         check_budget(args, &plan, &budget.borrow())?;
     }
@@ -388,7 +391,54 @@ pub fn run(
     let counts = (s.measured, s.resumed);
     drop(s); // the checkpoint closes before the profile replaces it
     let took = budget.borrow().elapsed();
-    conclude(args, scaled, bed, &cfg, counts, took)
+    conclude(args, scaled, bed, &cfg, counts, took, probed)
+}
+
+/// The probe's file beside the checkpoint: kept for --resume, removed with
+/// the checkpoint when the profile is written.
+fn probe_path(ckpt: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.probe", ckpt.display()))
+}
+
+/// `--probe`: `willy probe` on the target before the run (the one an
+/// interrupted run made, with --resume); nothing without `--probe`.
+fn probe_first(
+    args: &RunArgs,
+    bed: &Testbed,
+    cfg: &RunConfig,
+    ckpt: &Path,
+) -> anyhow::Result<Option<willy::doc::probe::Probe>> {
+    if !args.probe {
+        return Ok(None);
+    }
+    let path = probe_path(ckpt);
+    if args.resume && path.exists() {
+        let text = std::fs::read_to_string(&path)?;
+        return willy::doc::probe::Probe::from_json(&text)
+            .map(Some)
+            .map_err(|e| Error::Usage(format!("{}: {e}", path.display())).into());
+    }
+    let target = match bed.target() {
+        willy::testbed::TargetArg::Sim(name) => PathBuf::from(format!("sim:{name}")),
+        t => t
+            .path()
+            .unwrap_or_else(|| PathBuf::from(willy::target::DEFAULT_DIR)),
+    };
+    eprintln!("willy: probing {} first (--probe) ...", target.display());
+    let p = super::probe::probe_target(&target, cfg.seed, &cfg.interrupt)?;
+    willy::target::write_atomic(&path, &(serde_json::to_string_pretty(&p)? + "\n"))
+        .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
+    Ok(Some(p))
+}
+
+/// The sizes a probe adds to the sizeMean curves: the outer zone's track
+/// or the stripe unit, and the efficient request size.
+fn probe_sizes(p: &willy::doc::probe::Probe) -> Vec<u64> {
+    let b = p.boundaries.as_ref();
+    let boundary = b
+        .and_then(|b| b.track_bytes.as_ref().and_then(|t| t.first().copied()))
+        .or_else(|| b.and_then(|b| b.stripe_unit_bytes));
+    boundary.into_iter().chain(p.efficient_size_bytes).collect()
 }
 
 /// Writes the profile, says what it found, and names the drops that did
@@ -400,13 +450,15 @@ fn conclude(
     cfg: &RunConfig,
     counts: (usize, usize),
     took: Duration,
+    probed: Option<willy::doc::probe::Probe>,
 ) -> anyhow::Result<()> {
     let unconfirmed = scaled.unconfirmed.clone();
     for w in &scaled.skipped {
         eprintln!("willy: skipped (the budget could not afford it): {w}");
     }
     let skipped = scaled.skipped.len();
-    let profile = profile_of(scaled, bed, cfg);
+    let mut profile = profile_of(scaled, bed, cfg);
+    profile.probe = probed;
     write_profile(&args.profile, &profile, &path_beside(&args.profile))?;
     summary(&args.profile, &profile, counts, took);
     if skipped > 0 {
@@ -469,6 +521,7 @@ fn write_profile(path: &Path, profile: &Profile, ckpt: &Path) -> anyhow::Result<
         .map_err(|e| anyhow::anyhow!("internal error: {e}"))?;
     super::write_file(path, &(serde_json::to_string_pretty(profile)? + "\n"))?;
     let _ = std::fs::remove_file(ckpt);
+    let _ = std::fs::remove_file(probe_path(ckpt));
     Ok(())
 }
 
@@ -493,6 +546,7 @@ fn profile_of(scaled: willy_scale::scaler::Scaled, bed: &Testbed, cfg: &RunConfi
             ranks: c.size(),
             hosts: c.hosts().to_vec(),
         }),
+        probe: None,
     }
 }
 

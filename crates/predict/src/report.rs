@@ -37,10 +37,35 @@ pub fn within_cpu_cache(p: &Profile, size: u64) -> Option<u64> {
 pub fn findings(p: &Profile) -> Vec<String> {
     let mut out: Vec<String> = disturbed(p).into_iter().collect();
     out.extend(cache_findings(p));
+    out.extend(probe_finding(p));
     for (k, r) in p.regions.iter().enumerate() {
         out.push(region_finding(p, k, r));
     }
     out
+}
+
+/// What `--probe` found, in a sentence, or nothing.
+fn probe_finding(p: &Profile) -> Option<String> {
+    use willy::units::human_bytes;
+    let q = p.probe.as_ref()?;
+    let mut parts = Vec::new();
+    if let Some(r) = q.rotation.as_ref().and_then(|r| r.rpm) {
+        parts.push(format!("it turns at {r:.0} rpm"));
+    }
+    if let Some(b) = &q.boundaries {
+        parts.push(format!("boundaries: {}", b.summary));
+    }
+    if let Some(e) = q.efficient_size_bytes {
+        parts.push(format!(
+            "requests of {} or more reach 90% of streaming efficiency",
+            human_bytes(e as f64)
+        ));
+    }
+    Some(format!(
+        "Probed first (willy probe, {} reads): {}. The sizeMean curves include these sizes (in whole blocks) and mark them.",
+        q.costs.iter().map(|c| c.requests).sum::<u64>(),
+        parts.join("; ")
+    ))
 }
 
 /// A warning when points were measured while other work kept the machine

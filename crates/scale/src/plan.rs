@@ -24,6 +24,7 @@ impl ScalePlan {
             max_process_num: 16,
             max_size_mean: 1 << 20,
             focus,
+            extra_sizes: Vec::new(),
         }
     }
 
@@ -76,6 +77,7 @@ impl ScalePlan {
             max_process_num: 16,
             max_size_mean: 8 << 20,
             focus,
+            extra_sizes: Vec::new(),
         };
         Ok((plan, warning))
     }

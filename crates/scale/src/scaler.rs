@@ -137,6 +137,10 @@ pub struct ScalePlan {
     pub max_size_mean: u64,
     /// How focal vectors are chosen.
     pub focus: Focus,
+    /// sizeMean values every sizeMean curve includes, at every density:
+    /// what `willy probe` found (a track or stripe unit, the efficient
+    /// request size), in whole blocks.
+    pub extra_sizes: Vec<u64>,
 }
 
 /// How densely a region's curves are measured. A run measures them
@@ -230,7 +234,7 @@ impl ScalePlan {
     /// point) and the region's uniqueBytes curve, at density `d`.
     pub fn points_per_region(&self, block: u64, d: Density) -> usize {
         let log2 = |x: u64| (64 - x.max(1).leading_zeros()) as usize;
-        let sizes = log2(self.max_size_mean.max(1 << 20) / block.max(1));
+        let sizes = log2(self.max_size_mean.max(1 << 20) / block.max(1)) + self.extra_sizes.len();
         let procs = log2(u64::from(self.max_process_num.max(1)));
         (thinned(sizes, d) + thinned(procs, d)) * 3 / 2 + Self::curves_points(d)
     }
@@ -557,7 +561,18 @@ impl<'a, E> Scaler<'a, E> {
             .max_size_mean
             .max(1 << 20)
             .min(w.bytes_per_generator());
-        d.thin(&doubling(self.block(), top), Some(w.size_mean.0))
+        let mut v = d.thin(&doubling(self.block(), top), Some(w.size_mean.0));
+        let b = self.block();
+        v.extend(
+            self.plan
+                .extra_sizes
+                .iter()
+                .map(|&x| (x / b).max(1) * b)
+                .filter(|&x| x <= w.bytes_per_generator()),
+        );
+        v.sort_unstable();
+        v.dedup();
+        v
     }
 
     /// The processNum grid at density `d`, through `w`'s.

@@ -203,6 +203,7 @@ fn scaled_within(
         max_process_num: 8,
         max_size_mean: 1 << 20,
         focus,
+        extra_sizes: Vec::new(),
     };
     let measured = std::cell::Cell::new(0usize);
     let mut measure = |w: &Workload, _: &Stage| {

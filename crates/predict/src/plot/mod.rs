@@ -153,7 +153,7 @@ fn draw_curve<X: Ranged<ValueType = f64>>(
 
 /// Draws curves (with CI bars) on `area`; `focal` marks a point.
 macro_rules! curves_chart {
-    ($area:expr, $title:expr, $xdesc:expr, $xrange:expr, $ymax:expr, $all:expr, $focal:expr, $shade:expr) => {{
+    ($area:expr, $title:expr, $xdesc:expr, $xrange:expr, $ymax:expr, $all:expr, $focal:expr, $shade:expr, $marks:expr) => {{
         let mut chart = ChartBuilder::on($area)
             .caption($title, ("sans-serif", 15))
             .margin(8)
@@ -180,6 +180,20 @@ macro_rules! curves_chart {
         let all: &[&Series] = $all;
         for s in all {
             draw_curve(&mut chart, s)?;
+        }
+        let marks: &[(f64, String)] = $marks;
+        for (x, label) in marks {
+            chart.draw_series(DashedLineSeries::new(
+                [(*x, 0.0), (*x, $ymax)],
+                4,
+                4,
+                RGBColor(0x66, 0x66, 0x66).into(),
+            ))?;
+            chart.draw_series(std::iter::once(Text::new(
+                label.clone(),
+                (*x, $ymax * 0.97),
+                ("sans-serif", 11),
+            )))?;
         }
         let focal: Option<(f64, f64)> = $focal;
         if let Some(f) = focal {
@@ -218,9 +232,15 @@ fn draw_curves(
     all: &[&Series],
     focal: Option<(f64, f64)>,
     shade: &[(f64, f64, RGBColor)],
+    marks: &[(f64, String)],
 ) -> Result<(), Err> {
     let (xdesc, _, log) = axis(param);
     let (lo, hi, ymax) = bounds(all, log);
+    let marks: Vec<(f64, String)> = marks
+        .iter()
+        .filter(|m| m.0 >= lo && m.0 <= hi)
+        .cloned()
+        .collect();
     if log {
         curves_chart!(
             area,
@@ -230,11 +250,34 @@ fn draw_curves(
             ymax,
             all,
             focal,
-            shade
+            shade,
+            &marks
         )
     } else {
-        curves_chart!(area, title, xdesc, lo..hi, ymax, all, focal, shade)
+        curves_chart!(area, title, xdesc, lo..hi, ymax, all, focal, shade, &marks)
     }
+}
+
+/// Where `willy probe` (with `--scale --probe`) marks the sizeMean axis,
+/// in its units (KiB): the boundary it found and the efficient size.
+fn probe_marks(p: &Profile, param: Param) -> Vec<(f64, String)> {
+    let Some(probe) = p.probe.as_ref().filter(|_| param == Param::SizeMean) else {
+        return Vec::new();
+    };
+    let unit = axis(param).1;
+    let kib = |b: u64| willy::units::human_bytes(b as f64);
+    let mut out = Vec::new();
+    if let Some(b) = &probe.boundaries {
+        if let Some(t) = b.track_bytes.as_ref().and_then(|t| t.first()) {
+            out.push((*t as f64 / unit, format!("track {}", kib(*t))));
+        } else if let Some(s) = b.stripe_unit_bytes {
+            out.push((s as f64 / unit, format!("stripe {}", kib(s))));
+        }
+    }
+    if let Some(e) = probe.efficient_size_bytes {
+        out.push((e as f64 / unit, format!("efficient {}", kib(e))));
+    }
+    out
 }
 
 fn render(

@@ -2,8 +2,8 @@
 //! curves of every region overlaid.
 
 use super::{
-    axis, draw_curves, region_color, region_curve, render, series, Err, Figure, Series,
-    PARAM_COLORS, REGION_PARAMS,
+    axis, draw_curves, probe_marks, region_color, region_curve, render, series, Err, Figure,
+    Series, PARAM_COLORS, REGION_PARAMS,
 };
 use crate::predict::Param;
 use crate::profile::{Profile, ProfileRegion};
@@ -31,7 +31,16 @@ pub fn family(p: &Profile, k: usize, r: &ProfileRegion) -> Result<Figure, Err> {
                 .iter()
                 .find(|q| (q.0 - fx).abs() <= 1e-9 * fx.abs().max(1.0))
                 .map(|q| q.1);
-            draw_curves(area, param.name(), *param, &[&s], fy.map(|y| (fx, y)), &[])?;
+            let marks = probe_marks(p, *param);
+            draw_curves(
+                area,
+                param.name(),
+                *param,
+                &[&s],
+                fy.map(|y| (fx, y)),
+                &[],
+                &marks,
+            )?;
         }
         Ok(())
     })?;
@@ -61,7 +70,15 @@ pub fn overlay(p: &Profile, param: Param) -> Result<Figure, Err> {
     let refs: Vec<&Series> = all.iter().collect();
     let title = format!("{} in every region", param.name());
     let svg = render((800, 500), |root| {
-        draw_curves(root, &title, param, &refs, None, &[])
+        draw_curves(
+            root,
+            &title,
+            param,
+            &refs,
+            None,
+            &[],
+            &probe_marks(p, param),
+        )
     })?;
     Ok(Figure {
         name: format!("overlay-{}", param.name()),

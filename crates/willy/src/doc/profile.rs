@@ -7,7 +7,8 @@
 //! Versions: 1, the first; 2 adds `direct` (whether the points were
 //! measured with O_DIRECT; a version-1 profile reads as buffered) and, for
 //! each cache, `size_interval_bytes`, `fit_factor` and `poor_fit` (absent
-//! in version 1).
+//! in version 1); 3 and 4 add `caches` and `mpi`; 5 adds `probe` (what
+//! `willy probe` found first, with `--scale --probe`).
 //!
 //! Points are stored once, in `points`; curves refer to them by index, so a
 //! point shared by two curves (every focal point is on all its region's
@@ -20,7 +21,7 @@ use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 
 /// Version of the profile document this willy writes.
-pub const PROFILE_SCHEMA_VERSION: u32 = 4;
+pub const PROFILE_SCHEMA_VERSION: u32 = 5;
 
 /// Why a profile cannot be used.
 pub type ProfileError = DocError;
@@ -70,6 +71,11 @@ pub struct Profile {
     /// set across them. Absent otherwise (and before version 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mpi: Option<MpiRanks>,
+    /// What `willy probe` found on the target before the run
+    /// (`--scale --probe`): its boundary and efficient request size are on
+    /// every sizeMean curve. Absent otherwise (and before version 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<super::probe::Probe>,
 }
 
 /// The ranks a profile was measured on.
@@ -219,7 +225,7 @@ pub struct Curves {
 impl Document for Profile {
     const KIND: &'static str = "willy-profile";
     const WHAT: &'static str = "profile";
-    const VERSIONS: &'static [u32] = &[1, 2, 3, PROFILE_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, PROFILE_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy run --scale`";
     fn check(&self) -> Result<(), DocError> {
         self.validate()
@@ -351,6 +357,7 @@ pub fn sample() -> Profile {
         cache_sizes_bytes: vec![],
         caches: vec![],
         mpi: None,
+        probe: None,
     }
 }
 
