@@ -243,12 +243,17 @@ const CASES: &[(&str, i32, &str)] = &[
     (
         "interfere --amortization 0.9 --target $DIR/data",
         2,
-        "needs a simulated system",
+        "needs its probe",
     ),
     (
         "interfere --amortization 1 --target sim:hdd",
         2,
         "between 0 and 1",
+    ),
+    (
+        "interfere --amortization 0.9 --probe $DIR/junk.json",
+        2,
+        "--probe",
     ),
     ("probe --target sim:nope", 2, "unknown simulator preset"),
     ("probe --target sim:hdd --only speed", 2, "no such probe"),

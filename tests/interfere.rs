@@ -217,7 +217,7 @@ fn bad_interference_input_is_refused() {
         .arg(d.path())
         .output()
         .unwrap();
-    assert_usage_error(&o, "--amortization needs a simulated system");
+    assert_usage_error(&o, "needs its probe: run `willy probe");
     let o = willy()
         .args(["interfere", "--amortization", "0.9", "--target", "sim:hdd"])
         .output()

@@ -135,7 +135,12 @@ pub struct RunArgs {
     /// efficiency): its track or stripe unit and its efficient request size
     /// join every sizeMean curve, and the probe goes in the profile. Its
     /// time comes out of --budget.
-    #[arg(long, requires = "scale", conflicts_with = "mpi", help_heading = "Self-scaling")]
+    #[arg(
+        long,
+        requires = "scale",
+        conflicts_with = "mpi",
+        help_heading = "Self-scaling"
+    )]
     pub probe: bool,
     /// How --scale chooses focal points: in the middle of each region
     /// (Chen's section 4.5), or one global knee at 75% of the maximum

@@ -156,3 +156,17 @@ fn sim_hdd_seek_curve_fitted_within_two_percent_everywhere() {
     let rpm = p.rotation.unwrap().rpm.unwrap();
     assert!((rpm / 7200.0 - 1.0).abs() < 0.02, "{rpm}");
 }
+
+/// Argon's amortization size from what the probe measured on the Atlas
+/// agrees with the one from the preset's own parameters (the overhead,
+/// mean seek, half a revolution and media rate that went into it).
+#[test]
+fn the_amortization_size_from_a_probe_matches_the_presets() {
+    use willy::sim::insulate::Amortization;
+    let cfg = SimConfig::load("atlas10k3").unwrap();
+    let p = run(&cfg, &["seek", "media-rate"], 1, |_| {});
+    let probed = Amortization::from_probe(&p, 0.9).unwrap();
+    let preset = Amortization::of(&cfg.storage, 0.9).unwrap();
+    let rel = probed.size_bytes as f64 / preset.size_bytes as f64 - 1.0;
+    assert!(rel.abs() < 0.02, "{probed:?} against {preset:?}");
+}

@@ -36,10 +36,14 @@ pub struct InterfereArgs {
     #[arg(long, short)]
     pub target: Option<PathBuf>,
     /// Print the amortization size for this R-value (e.g. 0.9) on the
-    /// target (sim: only), with the formula and its inputs, and measure
-    /// nothing.
+    /// target (a sim: target, or any with --probe), with the formula and
+    /// its inputs, and measure nothing.
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     pub amortization: Option<f64>,
+    /// With --amortization on a directory or device: its `willy probe
+    /// --json` document, for the positioning time and media rate.
+    #[arg(long, value_name = "PROBE", requires = "amortization")]
+    pub probe: Option<PathBuf>,
     /// Write the result as JSON to this file (`-`: standard output).
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -111,7 +115,7 @@ impl InterfereArgs {
 pub fn cmd_interfere(args: InterfereArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
     let target = TargetArg::parse(args.target.as_deref());
     if let Some(r) = args.amortization {
-        return calculator(&target, r);
+        return calculator(&target, r, args.probe.as_deref());
     }
     let members = args
         .workload
@@ -293,11 +297,27 @@ pub fn table(d: &Interference) -> String {
     s
 }
 
-/// `--amortization R`: Argon's amortization size on the target.
-fn calculator(target: &TargetArg, r: f64) -> anyhow::Result<()> {
+/// `--amortization R`: Argon's amortization size on the target, from a
+/// simulated system's parameters or from the target's probe.
+fn calculator(target: &TargetArg, r: f64, probe: Option<&std::path::Path>) -> anyhow::Result<()> {
+    if let Some(p) = probe {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| Error::Usage(format!("--probe {}: {e}", p.display())))?;
+        let doc = willy::doc::probe::Probe::from_json(&text)
+            .map_err(|e| Error::Usage(format!("--probe {}: {e}", p.display())))?;
+        let a = Amortization::from_probe(&doc, r)?;
+        println!(
+            "amortization for R = {r} on {} (probed): {} ({} bytes)",
+            doc.target,
+            Bytes(a.size_bytes),
+            a.size_bytes
+        );
+        println!("  {}", a.explain());
+        return Ok(());
+    }
     let TargetArg::Sim(spec) = target else {
         return Err(Error::Usage(format!(
-            "--amortization needs a simulated system (--target sim:PRESET): the positioning time and media rate of {target} would come from `willy probe`, which willy does not have yet"
+            "--amortization on {target} needs its probe: run `willy probe --target {target} --json P` and pass --probe P"
         ))
         .into());
     };

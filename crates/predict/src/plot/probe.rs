@@ -147,7 +147,11 @@ fn marks(c: &mut LogChart, e: &Efficiency, lo: f64, hi: f64) -> Result<(), Err> 
             4,
             PARAM_COLORS[3].into(),
         ))?
-        .label(format!("{} {}", e.alignment, human_bytes(unit)))
+        .label(if e.alignment == "4 KiB" {
+            "4 KiB alignment".to_string()
+        } else {
+            format!("{} {}", e.alignment, human_bytes(unit))
+        })
         .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], PARAM_COLORS[3]));
     }
     if let Some(s) = e.efficient_size_bytes {

@@ -29,7 +29,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 const STRADDLE_SPAN: u64 = 1 << 30;
 
 /// A unit is a boundary when its penalty has Welch's t at least this...
-const T_MIN: f64 = 5.0;
+const T_MIN: f64 = 4.0;
 /// ...and is at least this share of the reads' time.
 const PENALTY_MIN: f64 = 0.03;
 

@@ -17,6 +17,7 @@ use super::device::Device;
 use super::random_offset;
 use crate::doc::probe::{Boundaries, Efficiency, EfficiencyPoint, Rotation, SeekCurve};
 use crate::Error;
+use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Where to read, what aligned means and the rate to measure against.
@@ -33,6 +34,9 @@ pub struct MediaRate {
     /// Where random reads lie: [from, to).
     pub span: [u64; 2],
 }
+
+/// Rounds of the efficiency probe over every size.
+const ROUNDS: usize = 5;
 
 /// The span when there are no zones.
 const SPAN: u64 = 1 << 30;
@@ -143,31 +147,35 @@ pub fn probe(
 ) -> Result<Efficiency, Error> {
     let sector = dev.sector();
     let mut points = Vec::new();
-    for size in sizes(m, sector) {
-        if size > (m.span[1] - m.span[0]) / 4 {
-            break;
-        }
-        points.push(at_size(dev, rng, m, size, samples)?);
-    }
-    // Without tracks the media rate is the best any reads reached: long
-    // ones, or (on devices that split and spread requests) middle-sized
-    // ones; efficiency is then at most 1 by construction.
-    let mut media = m.media_mb_per_s;
-    let mut streaming = m.streaming;
-    if m.alignment != "track" {
-        let best = points
-            .iter()
-            .map(|p| p.aligned.max(p.unaligned))
-            .fold(1.0, f64::max);
-        media *= best;
-        streaming = (1.0 / best, 0.0);
-        for p in &mut points {
-            p.aligned /= best;
-            p.aligned_ci95 /= best;
-            p.unaligned /= best;
-            p.unaligned_ci95 /= best;
+    let sizes: Vec<u64> = sizes(m, sector)
+        .into_iter()
+        .take_while(|&s| s <= (m.span[1] - m.span[0]) / 4)
+        .collect();
+    // Rounds over the sizes in a new random order each time, so that a
+    // device whose speed drifts (a virtual disk whose host caches) shows
+    // the drift as noise in every size rather than as a shape.
+    let mut times = vec![(Vec::new(), Vec::new()); sizes.len()];
+    let per_round = samples.max(ROUNDS * 2).div_ceil(ROUNDS);
+    for _ in 0..ROUNDS {
+        let mut order: Vec<usize> = (0..sizes.len()).collect();
+        order.shuffle(rng);
+        for i in order {
+            at_size(dev, rng, m, sizes[i], per_round, &mut times[i])?;
         }
     }
+    for (size, (al, un)) in sizes.iter().zip(&times) {
+        let data = vec![*size as f64 / (m.media_mb_per_s * 1e6); al.len()];
+        let (aligned, aligned_ci95) = ratio(&data, al);
+        let (unaligned, unaligned_ci95) = ratio(&data, un);
+        points.push(EfficiencyPoint {
+            size_bytes: *size,
+            aligned,
+            aligned_ci95,
+            unaligned,
+            unaligned_ci95,
+        });
+    }
+    let (media, streaming) = against_best(m, &mut points);
     let goal = 0.9 * streaming.0;
     let first = |f: &dyn Fn(&EfficiencyPoint) -> f64, at: f64| {
         points.iter().find(|p| f(p) >= at).map(|p| p.size_bytes)
@@ -195,39 +203,47 @@ pub fn probe(
     })
 }
 
-/// Efficiency of `samples` random reads of `size`, aligned and not.
+/// Without tracks the media rate is the best any reads reached: long
+/// ones, or (on devices that split and spread requests) middle-sized ones;
+/// efficiency is then at most 1 by construction. Returns the media rate
+/// and streaming efficiency, the points rescaled.
+fn against_best(m: &MediaRate, points: &mut [EfficiencyPoint]) -> (f64, (f64, f64)) {
+    if m.alignment == "track" {
+        return (m.media_mb_per_s, m.streaming);
+    }
+    let best = points
+        .iter()
+        .map(|p| p.aligned.max(p.unaligned))
+        .fold(1.0, f64::max);
+    for p in points.iter_mut() {
+        p.aligned /= best;
+        p.aligned_ci95 /= best;
+        p.unaligned /= best;
+        p.unaligned_ci95 /= best;
+    }
+    (m.media_mb_per_s * best, (1.0 / best, 0.0))
+}
+
+/// `n` random reads of `size` aligned and `n` not: their times, added.
 fn at_size(
     dev: &mut dyn Device,
     rng: &mut Xoshiro256PlusPlus,
     m: &MediaRate,
     size: u64,
-    samples: usize,
-) -> Result<EfficiencyPoint, Error> {
+    n: usize,
+    (al, un): &mut (Vec<f64>, Vec<f64>),
+) -> Result<(), Error> {
     let sector = dev.sector();
-    let rate = m.media_mb_per_s * 1e6;
-    let (mut al, mut un) = ((vec![], vec![]), (vec![], vec![]));
-    for _ in 0..samples.max(8) {
+    for _ in 0..n {
         let a = random_offset(rng, m.span[0], m.span[1], size, m.unit);
-        let t = dev.read(a, size)?;
-        al.0.push(size as f64 / rate);
-        al.1.push(t);
+        al.push(dev.read(a, size)?);
         let mut u = random_offset(rng, m.span[0], m.span[1], size + sector, sector);
         if (u - m.span[0]).is_multiple_of(m.unit) {
             u += sector;
         }
-        let t = dev.read(u, size)?;
-        un.0.push(size as f64 / rate);
-        un.1.push(t);
+        un.push(dev.read(u, size)?);
     }
-    let (aligned, aligned_ci95) = ratio(&al.0, &al.1);
-    let (unaligned, unaligned_ci95) = ratio(&un.0, &un.1);
-    Ok(EfficiencyPoint {
-        size_bytes: size,
-        aligned,
-        aligned_ci95,
-        unaligned,
-        unaligned_ci95,
-    })
+    Ok(())
 }
 
 /// The mean seek, by the fitted curve, between two places drawn evenly

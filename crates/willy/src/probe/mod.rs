@@ -51,7 +51,7 @@ impl Default for ProbeOptions {
             seed: 1,
             seek_samples: 400,
             boundary_samples: 20,
-            straddle_pairs: 200,
+            straddle_pairs: 300,
             efficiency_samples: 100,
         }
     }

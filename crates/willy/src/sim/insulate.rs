@@ -50,10 +50,47 @@ impl Amortization {
                 read_overhead_ms, ..
             } => (0.0, 0.0, *read_overhead_ms),
         };
-        let positioning = storage.positioning_ms();
-        let rate = storage.media_mb_per_s();
+        Ok(Amortization::from_parts(
+            r,
+            seek,
+            half,
+            over,
+            storage.media_mb_per_s(),
+        ))
+    }
+
+    /// The same from what `willy probe` measured on a device: the least
+    /// time of a read at distance zero as the overhead, the fitted seek
+    /// curve's mean over the device, half the revolution found (none on a
+    /// device that does not turn) and the media rate.
+    pub fn from_probe(p: &crate::doc::probe::Probe, r: f64) -> Result<Amortization, Error> {
+        if !(r > 0.0 && r < 1.0) {
+            return Err(Error::Usage(format!(
+                "--amortization {r}: the R-value must be between 0 and 1 (e.g. 0.9)"
+            )));
+        }
+        let (Some(seek), Some(rate)) = (&p.seek_curve, p.media_mb_per_s) else {
+            return Err(Error::Usage(
+                "the probe has no seek curve or media rate: run `willy probe` without --only (or with --only seek,media-rate)".into(),
+            ));
+        };
+        let mean = if seek.none_found {
+            0.0
+        } else {
+            crate::probe::efficiency::mean_seek(seek, 1.0)
+        };
+        let half = p
+            .rotation
+            .as_ref()
+            .and_then(|r| r.revolution_ms)
+            .map_or(0.0, |v| v / 2.0);
+        Ok(Amortization::from_parts(r, mean, half, seek.zero_ms, rate))
+    }
+
+    fn from_parts(r: f64, seek: f64, half: f64, over: f64, rate: f64) -> Amortization {
+        let positioning = over + seek + half;
         let transfer = r / (1.0 - r) * positioning;
-        Ok(Amortization {
+        Amortization {
             r_value: r,
             positioning_ms: positioning,
             mean_seek_ms: seek,
@@ -62,15 +99,15 @@ impl Amortization {
             media_mb_per_s: rate,
             transfer_ms: transfer,
             size_bytes: (transfer * rate * 1e3).round() as u64,
-        })
+        }
     }
 
     /// The working, in words.
     pub fn explain(&self) -> String {
         format!(
             "S = R / (1 - R) x (overhead + mean seek + rotation / 2) x media rate\n  \
-             = {r} / {q:.2} x ({o} + {s:.3} + {h:.3} ms) x {m} MB/s\n  \
-             = {r_q:.2} x {p:.3} ms x {m} MB/s = {t:.1} ms of transfer = {b} ({bytes} bytes)",
+             = {r} / {q:.2} x ({o:.3} + {s:.3} + {h:.3} ms) x {m:.1} MB/s\n  \
+             = {r_q:.2} x {p:.3} ms x {m:.1} MB/s = {t:.1} ms of transfer = {b} ({bytes} bytes)",
             r = self.r_value,
             q = 1.0 - self.r_value,
             o = self.overhead_ms,
