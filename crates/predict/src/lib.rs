@@ -10,7 +10,9 @@
 //! - [`compare`]: two profiles on the same workloads (section 5.5);
 //! - [`plot`]: the figures, as SVG; [`report`]: the one-page HTML report;
 //! - [`anomalies`]: Shen et al.'s clustering of anomalous samples into
-//!   hyper-rectangles.
+//!   hyper-rectangles;
+//! - [`bus`]: Barve et al.'s analytic model of disks sharing a bus (the
+//!   expected least seek over D disks, eqs. 10-11).
 //!
 //! A new prediction model is a file beside `predict.rs` with a type that
 //! implements [`Model`], and its name in [`MODELS`] and [`model`] here:
@@ -19,6 +21,7 @@
 #![deny(missing_docs)]
 
 pub mod anomalies;
+pub mod bus;
 pub mod compare;
 pub mod composed;
 pub mod plot;
