@@ -257,6 +257,11 @@ const CASES: &[(&str, i32, &str)] = &[
     ),
     ("probe --target sim:nope", 2, "unknown simulator preset"),
     ("probe --target sim:hdd --only speed", 2, "no such probe"),
+    (
+        "probe --target sim:hdd --boundary-samples 0",
+        2,
+        "must be at least 1",
+    ),
     ("probe --target $DIR/missing", 2, "--target"),
     (
         "probe --target $DIR/data --file-size 1MiB",

@@ -102,6 +102,15 @@ pub fn cmd_probe(args: ProbeArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<
         efficiency_samples: args.efficiency_samples,
         ..ProbeOptions::default()
     };
+    for (flag, n) in [
+        ("--seek-samples", args.seek_samples),
+        ("--boundary-samples", args.boundary_samples),
+        ("--efficiency-samples", args.efficiency_samples),
+    ] {
+        if n == 0 {
+            return Err(Error::Usage(format!("{flag} must be at least 1")).into());
+        }
+    }
     for o in &opts.only {
         if !PROBES.contains(&o.as_str()) {
             return Err(Error::Usage(format!(
