@@ -263,6 +263,7 @@ const CASES: &[(&str, i32, &str)] = &[
         "must be at least 1",
     ),
     ("probe --target $DIR/missing", 2, "--target"),
+    ("probe --target $DIR/w.json", 2, "too little to probe"),
     (
         "probe --target $DIR/data --file-size 1MiB",
         2,

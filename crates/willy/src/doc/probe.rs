@@ -104,14 +104,15 @@ pub struct StraddleTest {
     pub unit_bytes: u64,
     /// The reads' size, bytes.
     pub read_bytes: u64,
-    /// Mean response of the straddling reads, ms.
+    /// Median response of the straddling reads, ms.
     pub straddle_ms: f64,
-    /// Mean response of the reads inside a unit, ms.
+    /// Median response of the reads inside a unit, ms.
     pub inside_ms: f64,
     /// Their difference's 95% half-width, ms.
     pub penalty_ci95_ms: f64,
-    /// Welch's t of the difference.
-    pub t: f64,
+    /// Mann-Whitney z: how far the straddling reads' times rank above the
+    /// others' (4 or more, with a penalty of 3%, makes a boundary).
+    pub z: f64,
 }
 
 /// A zone: a band of the device with one track size.
@@ -134,6 +135,11 @@ pub struct Boundaries {
     /// An array's stripe unit, bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stripe_unit_bytes: Option<u64>,
+    /// The smallest power of two (under 8 KiB) whose straddling costs more:
+    /// the alignment of the device's or the file system's blocks. Not an
+    /// access-delay boundary; reported beside whichever was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alignment_penalty_bytes: Option<u64>,
     /// A disk's track size, one per zone, outer zone first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub track_bytes: Option<Vec<u64>>,
@@ -325,6 +331,7 @@ mod tests {
             seek_curve: None,
             boundaries: Some(Boundaries {
                 stripe_unit_bytes: Some(65536),
+                alignment_penalty_bytes: None,
                 track_bytes: None,
                 none_found: false,
                 zones: vec![],

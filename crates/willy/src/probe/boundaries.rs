@@ -18,7 +18,7 @@
 //!    virtio, NVMe) says so rather than inventing one.
 
 use super::device::Device;
-use super::{mean_ci, random_offset, ProbeOptions};
+use super::{quantile, random_offset, ProbeOptions};
 use crate::doc::probe::{Boundaries, Rotation, StraddleTest, ZoneFound};
 use crate::units::human_bytes;
 use crate::Error;
@@ -28,8 +28,14 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// The span the straddle tests draw from: short seeks, less noise.
 const STRADDLE_SPAN: u64 = 1 << 30;
 
-/// A unit is a boundary when its penalty has Welch's t at least this...
-const T_MIN: f64 = 4.0;
+/// The least stripe unit: below it a penalty is the alignment of the
+/// device's (or the file system's) blocks, reported apart.
+const STRIPE_MIN: u64 = 8192;
+
+/// A unit is a boundary when straddling reads are slower by a rank test
+/// (Mann-Whitney, robust to the long tails of a virtual disk's times) with
+/// z at least this...
+const Z_MIN: f64 = 4.0;
 /// ...and is at least this share of the reads' time.
 const PENALTY_MIN: f64 = 0.03;
 
@@ -41,9 +47,11 @@ pub fn probe(
     opts: &ProbeOptions,
 ) -> Result<Boundaries, Error> {
     let straddle = straddle_tests(dev, rng, opts.straddle_pairs)?;
-    let stripe = stripe_unit(&straddle);
+    let stripe = stripe_unit(&straddle).filter(|&u| u >= STRIPE_MIN);
+    let alignment = stripe_unit(&straddle).filter(|&u| u < STRIPE_MIN);
     let mut b = Boundaries {
         stripe_unit_bytes: stripe,
+        alignment_penalty_bytes: alignment,
         track_bytes: None,
         none_found: false,
         zones: vec![],
@@ -63,10 +71,7 @@ pub fn probe(
         .and_then(|r| r.revolution_ms);
     let Some(rev) = rev else {
         b.none_found = true;
-        b.summary = match rotation.and_then(|r| r.revolution_ms) {
-            Some(_) => "none found: no power-of-two boundary costs more to straddle, and the rotational latency varies from read to read as if drawn at random (no track boundary can show)".into(),
-            None => "none found: no power-of-two boundary costs more to straddle, and the device does not turn (no tracks)".into(),
-        };
+        b.summary = none_summary(rotation, alignment);
         return Ok(b);
     };
     let mut finder = TrackFinder::new(dev, rev / 1e3);
@@ -105,6 +110,21 @@ pub fn probe(
         found.len()
     );
     Ok(b)
+}
+
+/// Why no boundary was found, in a sentence, with any alignment penalty.
+fn none_summary(rotation: Option<&Rotation>, alignment: Option<u64>) -> String {
+    let head = match rotation.and_then(|r| r.revolution_ms) {
+        Some(_) => "none found: no stripe unit costs more to straddle, and the rotational latency varies from read to read as if drawn at random (no track boundary can show)",
+        None => "none found: no stripe unit costs more to straddle, and the device does not turn (no tracks)",
+    };
+    match alignment {
+        Some(a) => format!(
+            "{head}; reads that straddle a {} boundary cost more (alignment)",
+            human_bytes(a as f64)
+        ),
+        None => head.to_string(),
+    }
 }
 
 /// Finds where the outer zone ends to within a hundredth of its width, by
@@ -168,12 +188,14 @@ fn zones(found: &mut [(u64, u64)], cap: u64) -> Vec<ZoneFound> {
     zones
 }
 
-/// The unit whose straddling costs most, if that is significant.
+/// The unit whose straddling reads rank highest above the others, if that
+/// is significant: below the stripe unit only some straddles cross a
+/// stripe, above it the reads inside a unit cross one too.
 fn stripe_unit(tests: &[StraddleTest]) -> Option<u64> {
     tests
         .iter()
-        .filter(|t| t.t >= T_MIN && t.straddle_ms - t.inside_ms >= PENALTY_MIN * t.inside_ms)
-        .max_by(|a, b| (a.straddle_ms - a.inside_ms).total_cmp(&(b.straddle_ms - b.inside_ms)))
+        .filter(|t| t.z >= Z_MIN && t.straddle_ms - t.inside_ms >= PENALTY_MIN * t.inside_ms)
+        .max_by(|a, b| a.z.total_cmp(&b.z))
         .map(|t| t.unit_bytes)
 }
 
@@ -196,16 +218,14 @@ fn straddle_tests(
             let k = rng.random_range(0..span / u - 1);
             i.push(dev.read(k * u + (u - len) / 2, len)? * 1e3);
         }
-        let ((ms, cs), (mi, ci)) = (mean_ci(&s), mean_ci(&i));
-        // Welch: the half-widths are 1.96-ish standard errors each.
-        let se = ((cs / 1.96).powi(2) + (ci / 1.96).powi(2)).sqrt();
+        let (ms, mi) = (quantile(&s, 0.5), quantile(&i, 0.5));
         out.push(StraddleTest {
             unit_bytes: u,
             read_bytes: len,
             straddle_ms: ms,
             inside_ms: mi,
-            penalty_ci95_ms: 1.96 * se,
-            t: if se > 0.0 { (ms - mi) / se } else { 0.0 },
+            penalty_ci95_ms: 1.96 * (median_se(&s).powi(2) + median_se(&i).powi(2)).sqrt(),
+            z: mann_whitney_z(&s, &i),
         });
         u *= 2;
     }
@@ -336,4 +356,67 @@ fn fit_line(pts: &[(u64, f64)]) -> (f64, f64) {
     let sxy: f64 = pts.iter().map(|p| p.0 as f64 * p.1).sum();
     let q = (n * sxy - sx * sy) / (n * sxx - sx * sx);
     ((sy - q * sx) / n, q)
+}
+
+/// Mann-Whitney's z for `a` tending to exceed `b` (normal approximation,
+/// ties counted half).
+fn mann_whitney_z(a: &[f64], b: &[f64]) -> f64 {
+    let mut all: Vec<(f64, bool)> = a
+        .iter()
+        .map(|&x| (x, true))
+        .chain(b.iter().map(|&x| (x, false)))
+        .collect();
+    all.sort_by(|x, y| x.0.total_cmp(&y.0));
+    // Ranks from 1, ties given their mean rank.
+    let mut rank_a = 0.0;
+    let mut i = 0;
+    while i < all.len() {
+        let mut j = i;
+        while j + 1 < all.len() && all[j + 1].0 == all[i].0 {
+            j += 1;
+        }
+        let r = (i + j) as f64 / 2.0 + 1.0;
+        rank_a += all[i..=j].iter().filter(|e| e.1).count() as f64 * r;
+        i = j + 1;
+    }
+    let (n, m) = (a.len() as f64, b.len() as f64);
+    let u = rank_a - n * (n + 1.0) / 2.0;
+    let sd = (n * m * (n + m + 1.0) / 12.0).sqrt();
+    if sd > 0.0 {
+        (u - n * m / 2.0) / sd
+    } else {
+        0.0
+    }
+}
+
+/// A median's standard error from the interquartile range: 1.2533 sigma /
+/// sqrt(n), sigma = IQR / 1.349.
+fn median_se(x: &[f64]) -> f64 {
+    let iqr = quantile(x, 0.75) - quantile(x, 0.25);
+    1.2533 * iqr / 1.349 / (x.len() as f64).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rank_test_sees_a_shift_and_not_a_few_outliers() {
+        let b: Vec<f64> = (0..300).map(|k| f64::from(k % 100)).collect();
+        let shifted: Vec<f64> = b.iter().map(|x| x + 20.0).collect();
+        assert!(mann_whitney_z(&shifted, &b) > 4.0);
+        assert!(mann_whitney_z(&b, &shifted) < -4.0);
+        // The same times with a tenth of them a hundred times longer: the
+        // mean moves far, the ranks hardly.
+        let tails: Vec<f64> = b
+            .iter()
+            .enumerate()
+            .map(|(k, x)| if k % 10 == 0 { x * 100.0 } else { *x })
+            .collect();
+        assert!(
+            mann_whitney_z(&tails, &b).abs() < 2.0,
+            "{}",
+            mann_whitney_z(&tails, &b)
+        );
+    }
 }

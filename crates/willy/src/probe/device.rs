@@ -133,6 +133,10 @@ impl Device for SimDevice {
     }
 }
 
+/// The least a device or file must hold to be probed: the straddle tests
+/// try units up to a quarter of it, the long reads need room.
+pub const MIN_CAPACITY: u64 = 16 << 20;
+
 /// A block device or a file, opened read-only with O_DIRECT.
 pub struct RealDevice {
     file: File,
@@ -181,10 +185,11 @@ impl RealDevice {
         {
             d.sector = 512;
         }
-        if capacity < 64 * d.sector {
+        if capacity < MIN_CAPACITY {
             return Err(Error::Usage(format!(
-                "{} holds {capacity} bytes: too little to probe",
-                path.display()
+                "{} holds {}: too little to probe (at least 16 MiB)",
+                path.display(),
+                crate::units::human_bytes(capacity as f64)
             )));
         }
         Ok(d)
@@ -219,6 +224,12 @@ impl Device for RealDevice {
             }
         }
         let t1 = monotonic_ns();
+        if got < buf.len() {
+            return Err(Error::io(
+                format!("reading {len} bytes at {offset}: only {got} before the end"),
+                std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
+            ));
+        }
         self.requests += 1;
         Ok((t1 - t0) as f64 / 1e9)
     }

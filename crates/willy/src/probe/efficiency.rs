@@ -75,7 +75,9 @@ pub fn media_rate(
             (16 << 20) / unit.min(4 << 20),
         ),
     };
-    let n2 = n2.min((span[1] - span[0]) / unit).max(n1 + 1);
+    let units = (span[1] - span[0]) / unit;
+    let n1 = n1.min(units / 4).max(1);
+    let n2 = n2.min(units).max(n1 + 1);
     let (mut t1, mut t2) = (Vec::new(), Vec::new());
     for _ in 0..STREAM_REPEATS {
         t1.push(dev.read(span[0], n1 * unit)?);

@@ -205,20 +205,6 @@ pub(crate) fn random_offset(
     rng.random_range(first..=last) * unit
 }
 
-/// Mean and 95% half-width (Student's t).
-pub(crate) fn mean_ci(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len();
-    if n == 0 {
-        return (f64::NAN, f64::NAN);
-    }
-    let m = xs.iter().sum::<f64>() / n as f64;
-    if n < 2 {
-        return (m, f64::INFINITY);
-    }
-    let var = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1) as f64;
-    (m, crate::stats::t975(n - 1) * (var / n as f64).sqrt())
-}
-
 /// The `q` quantile of `xs` (sorted copy, linear interpolation).
 pub(crate) fn quantile(xs: &[f64], q: f64) -> f64 {
     let mut v = xs.to_vec();
