@@ -452,22 +452,17 @@ fn probe_finds_no_track_boundary_on_the_virtual_disk() {
     let before = lo.checksum();
     let dir = Dir::new();
     let json = dir.join("probe.json");
-    let out = willy()
-        .args([
-            "probe",
-            "--target",
-            &lo.dev,
-            "--only",
-            "seek,boundaries",
-            "--json",
-        ])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        willy()
+            .args([
+                "probe",
+                "--target",
+                &lo.dev,
+                "--only",
+                "seek,boundaries",
+                "--json",
+            ])
+            .arg(&json),
     );
     let p: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(p["kind"], "willy-probe");
@@ -491,22 +486,17 @@ fn probe_finds_no_track_boundary_on_the_virtual_disk() {
 #[test]
 fn probe_of_a_directory_writes_and_removes_its_own_file() {
     let dir = Dir::new();
-    let out = willy()
-        .args([
-            "probe",
-            "--only",
-            "rotation",
-            "--file-size",
-            "64MiB",
-            "--target",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        willy()
+            .args([
+                "probe",
+                "--only",
+                "rotation",
+                "--file-size",
+                "64MiB",
+                "--target",
+            ])
+            .arg(dir.path()),
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("a file, not a device"), "{err}");

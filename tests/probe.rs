@@ -9,15 +9,10 @@ use serde_json::Value;
 fn the_lachesis_disk_probed_drawn_and_reported() {
     let d = Dir::new();
     let json = d.join("atlas.json");
-    let out = willy()
-        .args(["probe", "--target", "sim:atlas10k3", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        willy()
+            .args(["probe", "--target", "sim:atlas10k3", "--json"])
+            .arg(&json),
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("6.000 ms a revolution"), "{text}");

@@ -124,18 +124,14 @@ fn sizes(m: &MediaRate, sector: u64) -> Vec<u64> {
     }
 }
 
-/// Efficiency of reads: total time moving data over total time, with a
+/// Efficiency of reads that each move `data` seconds' worth at the media
+/// rate: total time moving data over total time, with a
 /// 95% half-width by the delta method.
-fn ratio(data: &[f64], time: &[f64]) -> (f64, f64) {
+fn ratio(data: f64, time: &[f64]) -> (f64, f64) {
     let n = time.len() as f64;
-    let (d, t) = (data.iter().sum::<f64>(), time.iter().sum::<f64>());
-    let e = d / t;
-    let var = data
-        .iter()
-        .zip(time)
-        .map(|(d, t)| (d - e * t).powi(2))
-        .sum::<f64>()
-        / (n * (n - 1.0)).max(1.0);
+    let t = time.iter().sum::<f64>();
+    let e = data * n / t;
+    let var = time.iter().map(|t| (data - e * t).powi(2)).sum::<f64>() / (n * (n - 1.0)).max(1.0);
     (e, 1.96 * var.sqrt() / (t / n))
 }
 
@@ -166,9 +162,9 @@ pub fn probe(
         }
     }
     for (size, (al, un)) in sizes.iter().zip(&times) {
-        let data = vec![*size as f64 / (m.media_mb_per_s * 1e6); al.len()];
-        let (aligned, aligned_ci95) = ratio(&data, al);
-        let (unaligned, unaligned_ci95) = ratio(&data, un);
+        let data = *size as f64 / (m.media_mb_per_s * 1e6);
+        let (aligned, aligned_ci95) = ratio(data, al);
+        let (unaligned, unaligned_ci95) = ratio(data, un);
         points.push(EfficiencyPoint {
             size_bytes: *size,
             aligned,
