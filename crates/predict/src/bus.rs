@@ -100,6 +100,132 @@ impl Seek {
     }
 }
 
+/// What Barve's read-duration model (eqs. 1-5) needs of a disk and its
+/// bus.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BusModel {
+    /// The disk's seek curve.
+    pub seek: Seek,
+    /// Per request: the host's cost, the command on the bus and the
+    /// disk's controller (Barve's `Overhead`), ms.
+    pub overhead_ms: f64,
+    /// One revolution, ms (the mean rotational latency is half of it).
+    pub revolution_ms: f64,
+    /// The rate off the surface within a track, MB/s (`bandwidth_rot`).
+    pub rot_mb_per_s: f64,
+    /// The bus's rate, MB/s (`bandwidth_bus`).
+    pub bus_mb_per_s: f64,
+    /// Average bytes per track and per cylinder.
+    pub track_bytes: f64,
+    /// ... per cylinder.
+    pub cylinder_bytes: f64,
+    /// Track (head) switch and cylinder switch, ms.
+    pub track_switch_ms: f64,
+    /// ... cylinder switch.
+    pub cylinder_switch_ms: f64,
+    /// The fence, 0 to 255.
+    pub fence: u32,
+}
+
+/// Which of Barve's equations gave a read duration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Equation {
+    /// One disk, fence 0 (eq. 1).
+    One,
+    /// One disk, a fence above 0 (eq. 2).
+    Two,
+    /// Several disks in rounds, fence 0 (eq. 3).
+    Three,
+    /// Several disks in rounds, a fence above 0 (eq. 4).
+    Four,
+}
+
+impl BusModel {
+    /// The model of a simulated bus of independent disks (storage kind
+    /// `bus`): its disk's seek curve and geometry (the first zone's
+    /// tracks, the average over zones), its bus, and the overhead of the
+    /// host (`cpu.request_overhead_ms`), the command and the disk.
+    pub fn of_sim(sim: &willy::sim::SimConfig) -> Option<BusModel> {
+        let willy::sim::config::StorageConfig::Bus {
+            disk,
+            bus_mb_per_s,
+            fence,
+            command_ms,
+            ..
+        } = &sim.storage
+        else {
+            return None;
+        };
+        let g = disk.geometry.as_ref()?;
+        let cylinders = g.cylinders() as f64;
+        let cylinder_bytes = g.capacity() as f64 / cylinders;
+        let track_bytes = cylinder_bytes / f64::from(g.heads);
+        let revolution_ms = disk.revolution_ms();
+        Some(BusModel {
+            seek: Seek::of(disk),
+            overhead_ms: sim.cpu.request_overhead_ms + command_ms + disk.overhead_ms,
+            revolution_ms,
+            rot_mb_per_s: track_bytes / revolution_ms / 1e3,
+            bus_mb_per_s: *bus_mb_per_s,
+            track_bytes,
+            cylinder_bytes,
+            track_switch_ms: g.head_switch_ms,
+            cylinder_switch_ms: g.cylinder_switch_ms,
+            fence: *fence,
+        })
+    }
+
+    /// Barve's `TrackCylinderSwitchTime` for `block` bytes, ms.
+    fn switches_ms(&self, block: f64) -> f64 {
+        let tracks = block / self.track_bytes;
+        let cylinders = block / self.cylinder_bytes;
+        self.track_switch_ms * (tracks - cylinders) + self.cylinder_switch_ms * cylinders
+    }
+
+    /// `MPT(D)`, eq. 5: the expected least seek of `D` disks (eq. 11) and
+    /// half a revolution.
+    pub fn min_positioning_ms(&self, disks: u32) -> f64 {
+        self.seek.min_seek_closed(disks) + self.revolution_ms / 2.0
+    }
+
+    /// The average read duration of `disks` disks, one random read of
+    /// `block` bytes at a time each, ms, and the equation that gave it.
+    pub fn read_duration_ms(&self, disks: u32, block: u64) -> (f64, Equation) {
+        let b = block as f64;
+        let ms = |bytes: f64, mb_per_s: f64| bytes / mb_per_s / 1e3;
+        let (rot, bus) = (self.rot_mb_per_s, self.bus_mb_per_s);
+        let bc = b * f64::from(self.fence) / 256.0;
+        if disks <= 1 {
+            let base = self.overhead_ms
+                + self.seek.min_seek_closed(1)
+                + self.revolution_ms / 2.0
+                + self.switches_ms(b);
+            if self.fence == 0 {
+                (base + ms(b, rot), Equation::One)
+            } else {
+                let rest = ms(b, bus).max(ms(b - bc, rot));
+                (base + ms(bc, rot) + rest, Equation::Two)
+            }
+        } else {
+            let d = f64::from(disks);
+            let base = self.overhead_ms + self.min_positioning_ms(disks);
+            if self.fence == 0 {
+                let bt = b.min(self.track_bytes / 2.0);
+                (base + ms(bt, rot) + ms(d * b - bt, bus), Equation::Three)
+            } else {
+                (base + ms(bc, rot) + ms(d * b, bus), Equation::Four)
+            }
+        }
+    }
+
+    /// The throughput the read duration gives, bytes per second:
+    /// `D B / ReadDuration`.
+    pub fn throughput(&self, disks: u32, block: u64) -> f64 {
+        let (rd, _) = self.read_duration_ms(disks, block);
+        f64::from(disks.max(1)) * block as f64 / (rd / 1e3)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

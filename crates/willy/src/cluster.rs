@@ -404,6 +404,7 @@ pub fn combine(ends: &[RankEnd], hosts: &[String], stonewall: Option<u64>) -> Me
         verified_blocks: verified,
         background: first.background,
         cluster: Some(cluster_info(ends, hosts, stonewall)),
+        completions: Default::default(),
     }
 }
 

@@ -44,6 +44,7 @@ pub mod lru;
 pub mod probe;
 pub mod queue;
 pub mod report;
+pub mod rounds;
 pub mod run;
 pub mod sim;
 pub mod stats;

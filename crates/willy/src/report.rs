@@ -92,6 +92,30 @@ pub struct Measurement {
     /// total. Absent otherwise.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<crate::cluster::ClusterInfo>,
+    /// When each measured request completed, ns on the run's clock,
+    /// ascending (not written: the rounds of a run on several targets are
+    /// made from them).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub completions: Completions,
+}
+
+/// Completion times, ns, ascending: kept beside a measurement, not part of
+/// its value (two measurements that agree in every written field are
+/// equal whatever their completion times).
+#[derive(Clone, Default)]
+pub struct Completions(pub Vec<u64>);
+
+impl PartialEq for Completions {
+    fn eq(&self, _: &Completions) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Completions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} completion times", self.0.len())
+    }
 }
 
 /// The target of a run.

@@ -535,7 +535,13 @@ impl Slot {
 struct Latencies {
     read: Histogram<u64>,
     write: Histogram<u64>,
+    /// When each measured request completed, ns (the first
+    /// [`MAX_COMPLETIONS`]): for the rounds of a run on several targets.
+    done: Vec<u64>,
 }
+
+/// Completion times kept per workload and worker (16 MiB of them).
+const MAX_COMPLETIONS: usize = 1 << 21;
 
 impl Latencies {
     fn new() -> Latencies {
@@ -543,6 +549,7 @@ impl Latencies {
         Latencies {
             read: h(),
             write: h(),
+            done: Vec::new(),
         }
     }
 }
@@ -667,6 +674,9 @@ fn worker(
                     &mut lat.write
                 };
                 h.saturating_record((t - s.t_submit).max(1));
+                if lat.done.len() < MAX_COMPLETIONS {
+                    lat.done.push(t);
+                }
             }
         }
         now = t;
@@ -791,6 +801,7 @@ fn spawn_workers<'s, 'e>(
             for (a, l) in all.iter_mut().zip(&lats) {
                 let _ = a.read.add(&l.read);
                 let _ = a.write.add(&l.write);
+                a.done.extend_from_slice(&l.done);
             }
         }));
     }
@@ -1083,6 +1094,11 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
         verified_blocks: None,
         background: None,
         cluster: None,
+        completions: {
+            let mut d = lat.done.clone();
+            d.sort_unstable();
+            crate::report::Completions(d)
+        },
     }
 }
 

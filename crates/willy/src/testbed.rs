@@ -128,6 +128,9 @@ pub struct Testbed {
     /// Where each workload's region starts on a device (or simulated
     /// storage), if not one after the other ([`Testbed::measure_placed`]).
     placement: Option<Vec<u64>>,
+    /// `sim:NAME:k`: disk `k` of a bus, as (first byte, bytes) of the
+    /// simulated storage.
+    sim_disk: Option<(u64, u64)>,
 }
 
 /// What the leading rank tells the others ([`Testbed::follow`]).
@@ -207,6 +210,7 @@ impl Testbed {
             }
             _ => target,
         };
+        let mut sim_disk = None;
         let bed = match &target {
             TargetArg::Sim(name) => {
                 if opts.cache_limit.is_some() {
@@ -214,7 +218,10 @@ impl Testbed {
                         "--cache-limit applies to real targets; a simulated system's cache is set by its preset".into(),
                     ));
                 }
-                Bed::Sim(Box::new(SimConfig::load(name)?))
+                let (base, disk) = crate::sim::config::split_disk(name);
+                let sim = SimConfig::load(base)?;
+                sim_disk = disk.map(|k| sim.disk_range(k)).transpose()?;
+                Bed::Sim(Box::new(sim))
             }
             TargetArg::Path(p) => Bed::Real {
                 spec: Self::spec(Some(p.clone()), opts),
@@ -243,6 +250,7 @@ impl Testbed {
             cluster: opts.cluster.clone(),
             leading: false,
             placement: None,
+            sim_disk,
         })
     }
 
@@ -617,8 +625,9 @@ impl Testbed {
             return Err(Error::Usage("no workload to measure".into()));
         }
         if let Bed::Sim(sim) = &self.bed {
+            let offsets = self.on_disk(ws, offsets)?;
             let (ms, stats) =
-                crate::run::run_sim_placed(ws, offsets, active, cfg, sim, self.direct)?;
+                crate::run::run_sim_placed(ws, &offsets, active, cfg, sim, self.direct)?;
             return Ok((ms, Some(stats)));
         }
         // A workload alone draws what it draws among the others (workload
@@ -644,6 +653,29 @@ impl Testbed {
         let (mut ms, background) = run_real(targets, &parts, cfg, observe)?;
         ms.iter_mut().for_each(|m| m.background = background);
         Ok((ms, None))
+    }
+
+    /// Offsets on the simulated storage: on the addressed disk of a bus
+    /// (`sim:NAME:k`), which must hold the workloads, else as given.
+    fn on_disk(&self, ws: &[Workload], offsets: &[u64]) -> Result<Vec<u64>, Error> {
+        let Some((start, len)) = self.sim_disk else {
+            return Ok(offsets.to_vec());
+        };
+        let end = ws
+            .iter()
+            .zip(offsets)
+            .map(|(w, o)| o + w.total_bytes())
+            .max()
+            .unwrap_or(0);
+        if end > len {
+            return Err(Error::Usage(format!(
+                "{}: the disk holds {} but the workloads need {}",
+                self.target,
+                crate::units::Bytes(len),
+                crate::units::Bytes(end)
+            )));
+        }
+        Ok(offsets.iter().map(|o| o + start).collect())
     }
 
     /// After a failure every rank knows of, the other ranks have stopped
@@ -678,6 +710,11 @@ impl Testbed {
             }
         };
         match &self.bed {
+            Bed::Sim(sim) if self.sim_disk.is_some() => {
+                let offsets = self.on_disk(ws, &crate::run::contiguous(ws))?;
+                let all: Vec<usize> = (0..ws.len()).collect();
+                Ok(crate::run::run_sim_placed(ws, &offsets, &all, cfg, sim, self.direct)?.0)
+            }
             Bed::Sim(sim) => Ok(crate::run::run_sim_many(ws, cfg, sim, self.direct)?.0),
             Bed::Real { held, .. } => {
                 let (_, targets) = held.as_ref().expect("prepared");

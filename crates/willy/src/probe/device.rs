@@ -55,7 +55,9 @@ impl SimDevice {
     /// (disks without a geometry).
     pub fn new(cfg: &SimConfig, seed: u64) -> SimDevice {
         let sector = match &cfg.storage {
-            StorageConfig::Disk { disk } | StorageConfig::Raid0 { disk, .. } => {
+            StorageConfig::Disk { disk }
+            | StorageConfig::Raid0 { disk, .. }
+            | StorageConfig::Bus { disk, .. } => {
                 disk.geometry.as_ref().map_or(512, |g| g.sector_size.0)
             }
             StorageConfig::Ssd { .. } => 512,
@@ -91,12 +93,14 @@ impl Device for SimDevice {
             tag: 0,
         };
         let mut parts = self.storage.submit(start, op, &mut self.rng, &mut out);
-        let mut disks: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+        // Disk completions (Some(disk)) and bus wake-ups (None), by time.
+        let mut disks: BinaryHeap<Reverse<(u64, Option<usize>)>> = BinaryHeap::new();
         let mut done = start;
         loop {
             for s in out.drain(..) {
                 match s {
-                    Schedule::DiskDone(d, t) => disks.push(Reverse((t, d))),
+                    Schedule::DiskDone(d, t) => disks.push(Reverse((t, Some(d)))),
+                    Schedule::Wake(t) => disks.push(Reverse((t, None))),
                     Schedule::Part(_, t) => {
                         parts -= 1;
                         done = done.max(t);
@@ -106,9 +110,13 @@ impl Device for SimDevice {
             if parts == 0 {
                 break;
             }
-            let Reverse((t, d)) = disks.pop().expect("a part is being served");
-            self.storage.disk_done(d, t, &mut self.rng, &mut out);
+            match disks.pop().expect("a part is being served") {
+                Reverse((t, Some(d))) => self.storage.disk_done(d, t, &mut self.rng, &mut out),
+                Reverse((t, None)) => self.storage.wake(t, &mut out),
+            }
         }
+        // A bus may still have a wake-up due; nothing is left to do then.
+        disks.retain(|Reverse((_, d))| d.is_some());
         // Nothing else is queued: what is left are idle disks.
         debug_assert!(disks.is_empty());
         self.now = done + self.turnaround;

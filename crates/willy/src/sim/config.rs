@@ -202,6 +202,32 @@ pub enum StorageConfig {
         /// A bus shared by all disks, MB/s (`null`: no shared bus).
         bus_mb_per_s: Option<f64>,
     },
+    /// Independent disks sharing one bus (Barve et al.), not striped:
+    /// disk `k` holds bytes `k * capacity` to `(k + 1) * capacity` of the
+    /// storage, and each can be a target of its own (`sim:NAME:k`). Each
+    /// request's data goes through the disk's buffer, and the bus is
+    /// simulated event by event: the host sends commands over it, a disk
+    /// disconnects to position, asks for the bus again once its buffer
+    /// holds the fence's share of the request, holds it while it sends
+    /// (at the bus rate from the buffer, then at the media rate), and lets
+    /// go at a track boundary it has caught up with, or at the end.
+    Bus {
+        /// Number of disks.
+        disks: u32,
+        /// Each disk.
+        disk: DiskConfig,
+        /// The bus's rate, MB/s.
+        bus_mb_per_s: f64,
+        /// Who gets a free bus when the host and a disk both want it.
+        arbitration: Arbitration,
+        /// The buffer-full ratio, 0 to 255: a disk asks for the bus when
+        /// `fence / 256` of the request (at least one sector) is in its
+        /// buffer.
+        #[serde(default)]
+        fence: u32,
+        /// The bus time to send one command, ms.
+        command_ms: f64,
+    },
     /// A flash device: no seek, `channels` requests served at once.
     Ssd {
         /// Capacity.
@@ -217,6 +243,18 @@ pub enum StorageConfig {
         /// Write transfer rate per channel, MB/s.
         write_mb_per_s: f64,
     },
+}
+
+/// A bus's arbitration policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arbitration {
+    /// The host adapter asks for the bus only when no disk does (Barve's
+    /// observed policy, which makes rounds).
+    DiskFirst,
+    /// The host, highest priority on the bus, wins whenever it has a
+    /// command to send.
+    HostFirst,
 }
 
 /// Request queue order at a disk.
@@ -276,7 +314,9 @@ impl StorageConfig {
     /// (Argon's `T_seek + T_rot / 2`, section 3.3); an SSD's read latency.
     pub fn positioning_ms(&self) -> f64 {
         match self {
-            StorageConfig::Disk { disk } | StorageConfig::Raid0 { disk, .. } => {
+            StorageConfig::Disk { disk }
+            | StorageConfig::Raid0 { disk, .. }
+            | StorageConfig::Bus { disk, .. } => {
                 disk.overhead_ms + disk.mean_seek_ms() + disk.revolution_ms() / 2.0
             }
             StorageConfig::Ssd {
@@ -291,6 +331,12 @@ impl StorageConfig {
         match self {
             StorageConfig::Disk { disk } => disk.media_mb_per_s,
             StorageConfig::Raid0 { disks, disk, .. } => disk.media_mb_per_s * f64::from(*disks),
+            StorageConfig::Bus {
+                disks,
+                disk,
+                bus_mb_per_s,
+                ..
+            } => (disk.media_mb_per_s * f64::from(*disks)).min(*bus_mb_per_s),
             StorageConfig::Ssd {
                 channels,
                 read_mb_per_s,
@@ -338,6 +384,17 @@ impl DiskConfig {
     }
 }
 
+/// A simulated target's preset and, after a last `:k`, the disk it
+/// addresses: `cheetah-bus:1` is disk 1 of `cheetah-bus`.
+pub fn split_disk(spec: &str) -> (&str, Option<u32>) {
+    match spec.rsplit_once(':') {
+        Some((base, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => {
+            (base, k.parse().ok())
+        }
+        _ => (spec, None),
+    }
+}
+
 /// The built-in presets: (name, JSON). The files live in `presets/`.
 pub const PRESETS: &[(&str, &str)] = &[
     ("sparc1990", include_str!("../../presets/sparc1990.json")),
@@ -354,6 +411,10 @@ pub const PRESETS: &[(&str, &str)] = &[
     ),
     ("raw-disk", include_str!("../../presets/raw-disk.json")),
     ("atlas10k3", include_str!("../../presets/atlas10k3.json")),
+    (
+        "cheetah-bus",
+        include_str!("../../presets/cheetah-bus.json"),
+    ),
 ];
 
 impl SimConfig {
@@ -366,8 +427,16 @@ impl SimConfig {
         Ok(c)
     }
 
-    /// `sim:NAME` (a built-in preset) or `sim:path/to/config.json`.
+    /// `sim:NAME` (a built-in preset) or `sim:path/to/config.json`;
+    /// `NAME@D` gives an array's or a bus's disk count.
     pub fn load(spec: &str) -> Result<SimConfig, Error> {
+        if let Some((base, n)) = spec.rsplit_once('@') {
+            if let Ok(n) = n.parse::<u32>() {
+                let mut c = SimConfig::load(base)?;
+                c.set_disks(n)?;
+                return Ok(c);
+            }
+        }
         if let Some((_, text)) = PRESETS.iter().find(|(n, _)| *n == spec) {
             return SimConfig::from_json(text, spec);
         }
@@ -382,6 +451,46 @@ impl SimConfig {
             "unknown simulator preset {spec:?}; presets: {}",
             names.join(", ")
         )))
+    }
+
+    /// Gives an array or a bus `n` disks (`NAME@n`).
+    fn set_disks(&mut self, n: u32) -> Result<(), Error> {
+        match &mut self.storage {
+            StorageConfig::Raid0 { disks, .. } | StorageConfig::Bus { disks, .. } => {
+                if !(1..=64).contains(&n) {
+                    return Err(Error::Usage(format!(
+                        "sim:{}@{n}: the disk count is 1 to 64",
+                        self.name
+                    )));
+                }
+                *disks = n;
+                self.name = format!("{}@{n}", self.name);
+                Ok(())
+            }
+            _ => Err(Error::Usage(format!(
+                "sim:{}@{n}: only an array (raid0) or a bus of disks has a disk count",
+                self.name
+            ))),
+        }
+    }
+
+    /// A bus's disk `k`, as a target of its own (`sim:NAME:k`): the byte
+    /// range of the storage it holds.
+    pub fn disk_range(&self, k: u32) -> Result<(u64, u64), Error> {
+        match &self.storage {
+            StorageConfig::Bus { disks, disk, .. } if k < *disks => {
+                Ok((u64::from(k) * disk.capacity.0, disk.capacity.0))
+            }
+            StorageConfig::Bus { disks, .. } => Err(Error::Usage(format!(
+                "sim:{}:{k}: the bus has {disks} disks, 0 to {}",
+                self.name,
+                disks - 1
+            ))),
+            _ => Err(Error::Usage(format!(
+                "sim:{}:{k}: only a bus of independent disks (kind \"bus\") has disks to address; {} stores one address space",
+                self.name, self.name
+            ))),
+        }
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -445,6 +554,27 @@ impl SimConfig {
                     pos(*b, "storage.bus_mb_per_s")?;
                 }
             }
+            StorageConfig::Bus {
+                disks,
+                disk: d,
+                bus_mb_per_s,
+                fence,
+                command_ms,
+                ..
+            } => {
+                disk(d)?;
+                if *disks == 0 || *disks > 64 {
+                    return Err("bus needs 1 to 64 disks".into());
+                }
+                if d.geometry.is_none() {
+                    return Err("bus disks need a geometry (tracks to disconnect at)".into());
+                }
+                if *fence > 255 {
+                    return Err("storage.fence is 0 to 255".into());
+                }
+                pos(*bus_mb_per_s, "storage.bus_mb_per_s")?;
+                nonneg(*command_ms, "storage.command_ms")?;
+            }
             StorageConfig::Ssd {
                 capacity,
                 channels,
@@ -469,7 +599,9 @@ impl SimConfig {
     pub fn capacity(&self) -> u64 {
         match &self.storage {
             StorageConfig::Disk { disk } => disk.capacity.0,
-            StorageConfig::Raid0 { disks, disk, .. } => disk.capacity.0 * u64::from(*disks),
+            StorageConfig::Raid0 { disks, disk, .. } | StorageConfig::Bus { disks, disk, .. } => {
+                disk.capacity.0 * u64::from(*disks)
+            }
             StorageConfig::Ssd { capacity, .. } => capacity.0,
         }
     }

@@ -41,6 +41,8 @@ enum Event {
     Flush,
     /// The quantum of this number ends.
     QuantumEnd(u64),
+    /// A shared bus has something to do.
+    Bus,
 }
 
 /// A storage operation's tag: its job, and the region (workload) it works
@@ -303,6 +305,7 @@ impl SimEngine {
             match x {
                 Schedule::DiskDone(d, t) => self.push(t, Event::DiskDone(d)),
                 Schedule::Part(tag, t) => self.push(t, Event::Part(tag)),
+                Schedule::Wake(t) => self.push(t, Event::Bus),
             }
         }
         self.scratch = s;
@@ -621,6 +624,12 @@ impl SimEngine {
                 self.advance(id);
             }
             Event::QuantumEnd(n) => self.quantum_end(n),
+            Event::Bus => {
+                let mut out = std::mem::take(&mut self.scratch);
+                self.storage.wake(self.now, &mut out);
+                self.scratch = out;
+                self.schedule();
+            }
             Event::CpuDone(id) => {
                 let job = self.jobs[id].take().expect("live job");
                 self.free_jobs.push(id);

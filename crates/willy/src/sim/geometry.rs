@@ -273,6 +273,23 @@ impl Layout {
     /// over the first sector (a transfer that goes on without a break).
     /// Returns the time the last sector has passed.
     pub fn transfer(&self, lbn: u64, n: u64, t: f64, streaming: bool) -> f64 {
+        let mut end = t;
+        self.segments(lbn, n, t, streaming, |_, e, _| end = e);
+        end
+    }
+
+    /// [`transfer`](Self::transfer) track by track: calls `seg(start, end,
+    /// sectors)` for each track's part, the times its first sector starts
+    /// and its last sector ends passing under the head (with zero-latency
+    /// access, the span of the part's own sectors before its end).
+    pub fn segments(
+        &self,
+        lbn: u64,
+        n: u64,
+        t: f64,
+        streaming: bool,
+        mut seg: impl FnMut(f64, f64, u64),
+    ) {
         let (mut t, mut lbn, mut left) = (t, lbn, n);
         let mut prev: Option<u64> = None;
         while left > 0 {
@@ -296,12 +313,13 @@ impl Layout {
                 };
                 self.wait_sectors(pos, p.sector, k as u32, p.spt)
             };
-            t += (wait + k as f64) * self.rev_ns / spt;
+            let start = t + wait * self.rev_ns / spt;
+            t = start + k as f64 * self.rev_ns / spt;
+            seg(start, t, k);
             left -= k;
             lbn += k;
             prev = Some(p.track);
         }
-        t
     }
 
     /// Sectors to wait, the head at `pos`, before `k` sectors from `s0`

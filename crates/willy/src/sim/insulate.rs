@@ -41,7 +41,7 @@ impl Amortization {
         }
         use super::config::StorageConfig as S;
         let (seek, half, over) = match storage {
-            S::Disk { disk } | S::Raid0 { disk, .. } => (
+            S::Disk { disk } | S::Raid0 { disk, .. } | S::Bus { disk, .. } => (
                 disk.mean_seek_ms(),
                 disk.revolution_ms() / 2.0,
                 disk.overhead_ms,

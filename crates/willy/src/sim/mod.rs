@@ -7,9 +7,11 @@
 //! an LRU page cache (write-back or write-through, a dirty limit, a periodic
 //! flusher, read-ahead), disks (seek curve, rotation, media rate, overhead,
 //! track buffer, FCFS or elevator queue; optionally zones, tracks, switches,
-//! skew and zero-latency access), RAID-0 with a shared bus, SSDs with
+//! skew and zero-latency access), RAID-0 with a shared bus, independent disks on a simulated
+//! SCSI-like bus (fence, disconnects, arbitration), SSDs with
 //! internal parallelism, and raw access with no cache. See docs/SIMULATOR.md.
 
+pub mod bus;
 pub mod cache;
 pub mod config;
 pub mod engine;

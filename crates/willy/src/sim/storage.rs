@@ -222,6 +222,8 @@ pub enum Schedule {
     DiskDone(usize, u64),
     /// Part of the operation tagged `tag` completes at this time.
     Part(usize, u64),
+    /// A shared bus has something to do at this time ([`Storage::wake`]).
+    Wake(u64),
 }
 
 /// The storage below the cache.
@@ -233,6 +235,8 @@ pub struct Storage {
     bus_free: u64,
     /// SSD: when each channel is next free; per-request costs.
     ssd: Option<Ssd>,
+    /// Independent disks on a simulated bus.
+    bus: Option<Box<super::bus::ScsiBus>>,
 }
 
 #[derive(Clone, Debug)]
@@ -268,6 +272,7 @@ impl Storage {
                 bus_mb_per_s: None,
                 bus_free: 0,
                 ssd: None,
+                bus: None,
             },
             StorageConfig::Raid0 {
                 disks,
@@ -280,6 +285,7 @@ impl Storage {
                 bus_mb_per_s: *bus_mb_per_s,
                 bus_free: 0,
                 ssd: None,
+                bus: None,
             },
             StorageConfig::Ssd {
                 channels,
@@ -299,6 +305,29 @@ impl Storage {
                     read: (ms(*read_overhead_ms), *read_mb_per_s),
                     write: (ms(*write_overhead_ms), *write_mb_per_s),
                 }),
+                bus: None,
+            },
+            StorageConfig::Bus {
+                disks,
+                disk: d,
+                bus_mb_per_s,
+                arbitration,
+                fence,
+                command_ms,
+            } => Storage {
+                disks: vec![],
+                stripe: u64::MAX,
+                bus_mb_per_s: Some(*bus_mb_per_s),
+                bus_free: 0,
+                ssd: None,
+                bus: Some(Box::new(super::bus::ScsiBus::new(
+                    *disks,
+                    d,
+                    *bus_mb_per_s,
+                    *arbitration,
+                    *fence,
+                    *command_ms,
+                ))),
             },
         }
     }
@@ -306,6 +335,9 @@ impl Storage {
     /// Time the storage spent serving operations, ns, averaged over its
     /// disks (or an SSD's channels).
     pub fn busy_ns(&self) -> u64 {
+        if let Some(b) = &self.bus {
+            return b.busy_ns();
+        }
         match &self.ssd {
             Some(s) => s.busy / s.free.len() as u64,
             None => self.disks.iter().map(|d| d.busy).sum::<u64>() / self.disks.len() as u64,
@@ -314,6 +346,9 @@ impl Storage {
 
     /// Operations (parts) queued or being served at time `now`.
     pub fn queued(&self, now: u64) -> usize {
+        if let Some(b) = &self.bus {
+            return b.queued();
+        }
         match &self.ssd {
             Some(s) => s.free.iter().filter(|&&f| f > now).count(),
             None => self
@@ -339,6 +374,9 @@ impl Storage {
             len,
             tag,
         } = req;
+        if let Some(b) = &mut self.bus {
+            return b.submit(now, req, out);
+        }
         if let Some(ssd) = &mut self.ssd {
             let (over, rate) = if op == Op::Read { ssd.read } else { ssd.write };
             let (i, &free) = ssd
@@ -396,6 +434,19 @@ impl Storage {
             d.current = Some(o);
             out.push(Schedule::DiskDone(disk, now + t));
         }
+    }
+
+    /// A shared bus's wake-up at `now` ([`Schedule::Wake`]).
+    pub fn wake(&mut self, now: u64, out: &mut Vec<Schedule>) {
+        if let Some(b) = &mut self.bus {
+            b.wake(now, out);
+        }
+    }
+
+    /// Time the shared bus of independent disks carried commands or data,
+    /// ns (`None` for other storage).
+    pub fn bus_busy_ns(&self) -> Option<u64> {
+        self.bus.as_ref().map(|b| b.bus_busy_ns())
     }
 
     /// Disk `disk` finished its operation at `now`: passes the part on
@@ -464,6 +515,7 @@ mod tests {
                         now = now.max(t);
                         st.submit(now, read(draw(&mut offsets), tag), &mut rng, &mut out);
                     }
+                    Schedule::Wake(_) => unreachable!("one disk has no bus"),
                 }
             }
             if out.is_empty() {
