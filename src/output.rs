@@ -1,7 +1,7 @@
 //! The human-readable result table.
 
 use std::fmt::Write;
-use willy::report::{DirectionStats, RunReport};
+use willy::report::{DirectionStats, RunReport, RunTarget};
 use willy::units::human_bytes;
 
 fn rate(bps: f64) -> String {
@@ -75,20 +75,25 @@ fn header(report: &RunReport) -> String {
         w.block_size,
         if w.cpu_think.0.is_zero() { String::new() } else { format!("  cpuThink {:?}", w.cpu_think.0) }
     );
+    let (path, kind, direct) = match (&report.target, report.targets.as_deref()) {
+        (RunTarget::One(t), _) => (t.path.clone(), t.kind, t.direct),
+        (RunTarget::Several(joined), Some([first, ..])) => {
+            (joined.replace(',', ", "), first.kind, first.direct)
+        }
+        (RunTarget::Several(joined), _) => {
+            (joined.clone(), willy::target::TargetKind::Files, false)
+        }
+    };
     let _ = writeln!(
         s,
         "target     {} ({}{}{}), engine {}",
-        report.target.path,
-        match report.target.kind {
+        path,
+        match kind {
             willy::target::TargetKind::Files => "files",
             willy::target::TargetKind::Device => "raw device",
             willy::target::TargetKind::Simulated => "simulated",
         },
-        if report.target.direct {
-            ", O_DIRECT"
-        } else {
-            ""
-        },
+        if direct { ", O_DIRECT" } else { "" },
         report
             .system
             .filesystem
@@ -147,6 +152,26 @@ fn extras(report: &RunReport) -> String {
             b.other_cores_busy,
             b.steal_frac * 100.0,
             b.load1
+        );
+    }
+    for t in report.targets.iter().flatten() {
+        let _ = writeln!(
+            s,
+            "on {:<24} {:>14} {:>10.0} IOPS  (processNum {}, uniqueBytes {}, measured {:.2} s)",
+            t.target,
+            rate(t.throughput_bytes_per_sec),
+            t.iops,
+            t.workload.process_num,
+            t.workload.unique_bytes,
+            t.duration_secs
+        );
+    }
+    if let Some(k) = report.rounds_kept {
+        let _ = writeln!(
+            s,
+            "rounds     {:.1}% of completions kept round order (Barve's window of {} completions; docs/BUS.md)",
+            k * 100.0,
+            report.targets.as_ref().map_or(0, Vec::len)
         );
     }
     if let Some(n) = r.verified_blocks {

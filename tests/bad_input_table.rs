@@ -255,6 +255,20 @@ const CASES: &[(&str, i32, &str)] = &[
         2,
         "--probe",
     ),
+    ("run --target sim:hdd@2", 2, "only an array (raid0) or a bus"),
+    ("run --target sim:cheetah-bus@0", 2, "the disk count is 1 to 64"),
+    ("run --target sim:cheetah-bus:4", 2, "the bus has 4 disks"),
+    ("run --target sim:hdd:0", 2, "only a bus of independent disks"),
+    (
+        "run --target sim:cheetah-bus:0 --unique-bytes 8GiB",
+        2,
+        "the disk holds",
+    ),
+    (
+        "run --target $DIR/data --target $DIR/data2 --process-num 1",
+        2,
+        "cannot be spread over 2 targets",
+    ),
     ("probe --target sim:nope", 2, "unknown simulator preset"),
     ("probe --target sim:hdd --only speed", 2, "no such probe"),
     (

@@ -121,6 +121,53 @@ fn root() -> bool {
     is_root()
 }
 
+/// Issue 16, Must show 4: two loop devices at once, reads only; the
+/// totals are the targets' sums, with the rounds kept; both unchanged.
+#[test]
+fn two_raw_devices_at_once() {
+    if !root() {
+        return;
+    }
+    let (a, b) = (Loop::new(), Loop::new());
+    let before = (a.checksum(), b.checksum());
+    let d = Dir::new();
+    let out = d.join("o.json");
+    let o = willy()
+        .args([
+            "run",
+            "--target",
+            &a.dev,
+            "--target",
+            &b.dev,
+            "--unique-bytes",
+            "32MiB",
+        ])
+        .args([
+            "--process-num",
+            "2",
+            "--read-frac",
+            "1",
+            "--json",
+            out.to_str().unwrap(),
+        ])
+        .args(QUICK)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["target"], format!("{},{}", a.dev, b.dev));
+    let ts = v["targets"].as_array().unwrap();
+    assert_eq!(ts[0]["kind"], "device");
+    let sum: f64 = ts
+        .iter()
+        .map(|t| t["throughput_bytes_per_sec"].as_f64().unwrap())
+        .sum();
+    let total = v["throughput_bytes_per_sec"].as_f64().unwrap();
+    assert!((total / sum - 1.0).abs() < 1e-9, "{total} vs {sum}");
+    assert!((0.0..=1.0).contains(&v["rounds_kept"].as_f64().unwrap()));
+    assert_eq!((a.checksum(), b.checksum()), before);
+}
+
 #[test]
 fn reads_a_raw_device_without_a_flag_and_changes_nothing() {
     if !root() {

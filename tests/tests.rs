@@ -15,6 +15,7 @@ mod predict;
 mod probe;
 mod run_files;
 mod scale;
+mod several;
 mod shell;
 mod sim;
 mod source;

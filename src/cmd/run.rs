@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use willy::engine::EngineKind;
-use willy::report::{RunReport, TargetInfo, RUN_SCHEMA_VERSION};
+use willy::report::{RunReport, RunTarget, TargetInfo, RUN_SCHEMA_VERSION};
 use willy::run::{Measurement, RunConfig};
 use willy::sysinfo::SystemInfo;
 use willy::testbed::{TargetArg, Testbed, TestbedOptions};
@@ -29,9 +29,12 @@ pub struct RunArgs {
     #[arg(long, short)]
     pub workload: Option<PathBuf>,
     /// A directory to create files in, a raw block device, or a simulated
-    /// system: sim:PRESET or sim:config.json. [default: ./willy-data]
+    /// system: sim:PRESET or sim:config.json. Repeat it to run on several
+    /// targets at once (directories or devices, or the disks of one
+    /// simulated bus: sim:cheetah-bus:0, sim:cheetah-bus:1, ...): the
+    /// generators are spread over them. [default: ./willy-data]
     #[arg(long, short)]
-    pub target: Option<PathBuf>,
+    pub target: Vec<PathBuf>,
     /// I/O engine: psync (one thread per generator, pread/pwrite), uring
     /// (one io_uring, processNum requests in flight) or tokio-uring (the
     /// same on the tokio-uring runtime).
@@ -306,6 +309,9 @@ fn check_threads(w: &Workload, engine: EngineKind) -> Result<(), Error> {
 }
 
 pub fn cmd_run(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
+    if args.target.len() > 1 {
+        return run_several(args, interrupt);
+    }
     if args.mpi {
         return on_ranks(args, interrupt);
     }
@@ -346,7 +352,7 @@ fn run_as(
     cluster: Option<willy::cluster::ClusterRef>,
 ) -> anyhow::Result<()> {
     let w = workload_of(&args)?;
-    let target = TargetArg::parse(args.target.as_deref());
+    let target = TargetArg::parse(args.target.first().map(PathBuf::as_path));
     // Virtual time costs little: let simulated runs go on until the interval
     // is tight, where a real run would give up after a minute.
     let long = Duration::from_secs(if target.is_simulated() { 600 } else { 60 });
@@ -416,6 +422,100 @@ fn run_as(
     finish(&args, r)
 }
 
+/// `willy run --target A --target B ...`: the workload's generators
+/// spread over the targets, all run at once; per-target figures, their
+/// totals and the rounds kept.
+fn run_several(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> {
+    for (set, flag) in [
+        (args.scale, "--scale"),
+        (args.mpi, "--mpi"),
+        (args.compare_fio, "--compare-fio"),
+        (args.verify.is_some(), "--verify"),
+    ] {
+        if set {
+            return Err(Error::Usage(format!(
+                "{flag} runs on one target; several --target run one workload spread over them"
+            ))
+            .into());
+        }
+    }
+    let w = workload_of(&args)?;
+    let targets: Vec<TargetArg> = args
+        .target
+        .iter()
+        .map(|p| TargetArg::parse(Some(p)))
+        .collect();
+    let simulated = targets.iter().all(TargetArg::is_simulated);
+    let long = Duration::from_secs(if simulated { 600 } else { 60 });
+    let cfg = args.run_config(long, interrupt.clone());
+    cfg.validate()?;
+    let ws = willy::multi::spread(&w, targets.len())?;
+    check_stack_memory(&w)?;
+    check_threads(&w, cfg.engine)?;
+    if let Some(p) = &args.json {
+        check_json_path(p)?;
+    }
+    targets.iter().for_each(super::note_leftovers);
+    let mut prog = Progress::new();
+    let mut fill = |done: u64, total: u64| {
+        prog.filling(done, total);
+        !interrupt.load(Ordering::Relaxed)
+    };
+    let mut quiet = |_: &willy::run::Snapshot| {};
+    let several = willy::multi::measure(
+        &targets,
+        &ws,
+        &cfg,
+        &args.testbed_options(),
+        &mut fill,
+        &mut quiet,
+    );
+    prog.finish();
+    let several = several?;
+    let ms = &several.measurements;
+    let runs = target_runs(&several, &ws);
+    let joined = args
+        .target
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut r = report(
+        w,
+        &cfg,
+        several.info[0].clone(),
+        several.system,
+        willy::multi::total(ms),
+    );
+    r.target = RunTarget::Several(joined);
+    r.simulated = simulated;
+    r.rounds_kept = willy::multi::rounds(ms);
+    r.targets = Some(runs);
+    finish(&args, r)
+}
+
+/// Each target's share and figures, for the document.
+fn target_runs(several: &willy::multi::Several, ws: &[Workload]) -> Vec<willy::report::TargetRun> {
+    several
+        .info
+        .iter()
+        .zip(&several.measurements)
+        .zip(ws)
+        .map(|((info, m), w)| willy::report::TargetRun {
+            target: info.path.clone(),
+            kind: info.kind,
+            direct: info.direct,
+            workload: w.clone(),
+            throughput_bytes_per_sec: m.throughput_bytes_per_sec,
+            iops: m.iops,
+            requests: m.requests,
+            bytes_transferred: m.bytes_transferred,
+            duration_secs: m.duration_secs,
+            ci95_rel: m.ci95_rel,
+        })
+        .collect()
+}
+
 /// fio on willy's own files, as long as willy's warm start and measurement.
 fn compare_fio(bed: &Testbed, r: &RunReport) -> anyhow::Result<willy::report::FioComparison> {
     let layout = bed
@@ -425,7 +525,10 @@ fn compare_fio(bed: &Testbed, r: &RunReport) -> anyhow::Result<willy::report::Fi
     let opts = willy::fio::JobOptions {
         layout,
         engine: r.engine,
-        direct: r.target.direct,
+        direct: match &r.target {
+            RunTarget::One(t) => t.direct,
+            RunTarget::Several(_) => unreachable!("fio runs on one target"),
+        },
         ramp_secs: m.warmup.secs.ceil().max(1.0) as u64,
         runtime_secs: m.duration_secs.ceil().max(2.0) as u64,
     };
@@ -464,7 +567,9 @@ fn report(
         workload: w,
         engine: cfg.engine,
         simulated: target.kind == willy::target::TargetKind::Simulated,
-        target,
+        target: RunTarget::One(target),
+        targets: None,
+        rounds_kept: None,
         seed: cfg.seed,
         measurement: m,
         system,

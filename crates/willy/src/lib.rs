@@ -41,6 +41,7 @@ pub mod fio;
 pub mod generator;
 pub mod interfere;
 pub mod lru;
+pub mod multi;
 pub mod probe;
 pub mod queue;
 pub mod report;

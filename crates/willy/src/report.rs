@@ -10,8 +10,9 @@ use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 
 /// Version of the run document. Bump on any incompatible change.
-/// Version 2 added `stopping.stalled`.
-pub const RUN_SCHEMA_VERSION: u32 = 4;
+/// Version 2 added `stopping.stalled`; version 5 runs on several targets
+/// (`targets`, `rounds_kept`, and `target` as the targets joined).
+pub const RUN_SCHEMA_VERSION: u32 = 5;
 
 /// One measured workload.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -24,8 +25,19 @@ pub struct RunReport {
     pub workload: Workload,
     /// The engine that moved the bytes.
     pub engine: EngineKind,
-    /// Where the I/O went.
-    pub target: TargetInfo,
+    /// Where the I/O went: the target, or with several the targets as
+    /// given, joined with commas.
+    pub target: RunTarget,
+    /// A run on several targets (`--target A --target B ...`): each
+    /// target's share of the workload and what it measured. The
+    /// top-level figures are their totals. Absent with one target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub targets: Option<Vec<TargetRun>>,
+    /// A run on several targets: the fraction of completions that kept
+    /// round order (Barve et al.'s sliding window of as many completions
+    /// as targets; docs/BUS.md), 0 to 1. Absent with one target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds_kept: Option<f64>,
     /// True when the target was simulated and durations are virtual.
     pub simulated: bool,
     /// The seed of the generators.
@@ -39,6 +51,42 @@ pub struct RunReport {
     /// after willy's measurement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare_fio: Option<FioComparison>,
+}
+
+/// The target of a run: one, described, or several, named.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum RunTarget {
+    /// One target.
+    One(TargetInfo),
+    /// Several: the targets as given, joined with commas (each is in
+    /// `targets`).
+    Several(String),
+}
+
+/// One target of a run on several.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TargetRun {
+    /// The target as given.
+    pub target: String,
+    /// Files, device or simulated.
+    pub kind: TargetKind,
+    /// Whether O_DIRECT was used.
+    pub direct: bool,
+    /// Its share of the workload: its generators and their bytes.
+    pub workload: Workload,
+    /// Throughput over its measurement, bytes per second.
+    pub throughput_bytes_per_sec: f64,
+    /// Requests per second.
+    pub iops: f64,
+    /// Requests completed in its measurement.
+    pub requests: u64,
+    /// Bytes moved in its measurement.
+    pub bytes_transferred: u64,
+    /// Length of its measurement, seconds.
+    pub duration_secs: f64,
+    /// Relative half-width of its 95% confidence interval.
+    pub ci95_rel: Option<f64>,
 }
 
 /// fio on the same layout as willy's measurement (`--compare-fio`).

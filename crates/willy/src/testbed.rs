@@ -650,9 +650,47 @@ impl Testbed {
         let (_, targets) = held.as_ref().expect("prepared");
         let parts: Vec<(&Workload, &Target)> =
             active.iter().map(|&k| (&ws[k], &targets[k])).collect();
-        let (mut ms, background) = run_real(targets, &parts, cfg, observe)?;
+        let all: Vec<&Target> = targets.iter().collect();
+        let (mut ms, background) = run_real(&all, &parts, cfg, observe)?;
         ms.iter_mut().for_each(|m| m.background = background);
         Ok((ms, None))
+    }
+
+    /// Measures `ws[k]` on `beds[k]`'s real target, all at once in one
+    /// core loop (`willy run` on several targets): each testbed makes (or
+    /// keeps) its files for its workload first.
+    pub fn measure_apart(
+        beds: &mut [Testbed],
+        ws: &[Workload],
+        cfg: &RunConfig,
+        fill: FillProgress,
+        observe: &mut dyn FnMut(&Snapshot),
+    ) -> Result<Vec<Measurement>, Error> {
+        if beds.len() != ws.len() || ws.is_empty() {
+            return Err(Error::Usage("one workload per target".into()));
+        }
+        for (b, w) in beds.iter_mut().zip(ws) {
+            if b.cluster.is_some() || b.is_simulated() {
+                return Err(Error::Usage(
+                    "several targets at once are directories or devices, on one rank".into(),
+                ));
+            }
+            b.placement = None;
+            b.prepare_all(std::slice::from_ref(w), &mut *fill)?;
+        }
+        let targets: Vec<&Target> = beds
+            .iter()
+            .map(|b| match &b.bed {
+                Bed::Real {
+                    held: Some((_, t)), ..
+                } => &t[0],
+                _ => unreachable!("prepared"),
+            })
+            .collect();
+        let parts: Vec<(&Workload, &Target)> = ws.iter().zip(targets.iter().copied()).collect();
+        let (mut ms, background) = run_real(&targets, &parts, cfg, observe)?;
+        ms.iter_mut().for_each(|m| m.background = background);
+        Ok(ms)
     }
 
     /// Offsets on the simulated storage: on the addressed disk of a bus
@@ -719,7 +757,8 @@ impl Testbed {
             Bed::Real { held, .. } => {
                 let (_, targets) = held.as_ref().expect("prepared");
                 let parts: Vec<(&Workload, &Target)> = ws.iter().zip(targets).collect();
-                let (mut ms, mut background) = run_real(targets, &parts, cfg, observe)?;
+                let all: Vec<&Target> = targets.iter().collect();
+                let (mut ms, mut background) = run_real(&all, &parts, cfg, observe)?;
                 if let (Some(c), Some(info)) = (&self.cluster, ms[0].cluster.as_ref()) {
                     // The other ranks on this host are willy too.
                     let host = &c.hosts()[c.rank()];
@@ -742,7 +781,7 @@ impl Testbed {
 /// to disk now, not during this one, and the machine's background is
 /// sampled around the run.
 fn run_real(
-    targets: &[Target],
+    targets: &[&Target],
     parts: &[(&Workload, &Target)],
     cfg: &RunConfig,
     observe: &mut dyn FnMut(&Snapshot),

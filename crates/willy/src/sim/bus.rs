@@ -107,6 +107,28 @@ fn tick(t: f64) -> u64 {
 }
 
 impl ScsiBus {
+    /// The bus of a storage configuration of kind `bus`.
+    pub fn of(cfg: &super::config::StorageConfig) -> Option<ScsiBus> {
+        match cfg {
+            super::config::StorageConfig::Bus {
+                disks,
+                disk,
+                bus_mb_per_s,
+                arbitration,
+                fence,
+                command_ms,
+            } => Some(ScsiBus::new(
+                *disks,
+                disk,
+                *bus_mb_per_s,
+                *arbitration,
+                *fence,
+                *command_ms,
+            )),
+            _ => None,
+        }
+    }
+
     /// `disks` disks like `disk` (which has a geometry) on a bus of
     /// `bus_mb_per_s`.
     pub fn new(

@@ -384,6 +384,85 @@ impl DiskConfig {
     }
 }
 
+fn positive(v: f64, k: &str) -> Result<(), String> {
+    if v > 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(format!("{k} must be positive"))
+    }
+}
+
+fn non_negative(v: f64, k: &str) -> Result<(), String> {
+    if v >= 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(format!("{k} must not be negative"))
+    }
+}
+
+/// Checks a storage description; `disk` checks each disk.
+fn validate_storage(
+    storage: &StorageConfig,
+    disk: &dyn Fn(&DiskConfig) -> Result<(), String>,
+) -> Result<(), String> {
+    let (pos, nonneg) = (positive, non_negative);
+    match storage {
+        StorageConfig::Disk { disk: d } => disk(d)?,
+        StorageConfig::Raid0 {
+            disks,
+            stripe_unit,
+            disk: d,
+            bus_mb_per_s,
+        } => {
+            disk(d)?;
+            if *disks == 0 || stripe_unit.0 == 0 {
+                return Err("raid0 needs at least one disk and a positive stripe_unit".into());
+            }
+            if let Some(b) = bus_mb_per_s {
+                pos(*b, "storage.bus_mb_per_s")?;
+            }
+        }
+        StorageConfig::Bus {
+            disks,
+            disk: d,
+            bus_mb_per_s,
+            fence,
+            command_ms,
+            ..
+        } => {
+            disk(d)?;
+            if *disks == 0 || *disks > 64 {
+                return Err("bus needs 1 to 64 disks".into());
+            }
+            if d.geometry.is_none() {
+                return Err("bus disks need a geometry (tracks to disconnect at)".into());
+            }
+            if *fence > 255 {
+                return Err("storage.fence is 0 to 255".into());
+            }
+            pos(*bus_mb_per_s, "storage.bus_mb_per_s")?;
+            nonneg(*command_ms, "storage.command_ms")?;
+        }
+        StorageConfig::Ssd {
+            capacity,
+            channels,
+            read_mb_per_s,
+            write_mb_per_s,
+            read_overhead_ms,
+            write_overhead_ms,
+        } => {
+            if capacity.0 == 0 || *channels == 0 {
+                return Err("ssd needs a positive capacity and at least one channel".into());
+            }
+            pos(*read_mb_per_s, "storage.read_mb_per_s")?;
+            pos(*write_mb_per_s, "storage.write_mb_per_s")?;
+            nonneg(*read_overhead_ms, "storage.read_overhead_ms")?;
+            nonneg(*write_overhead_ms, "storage.write_overhead_ms")?;
+        }
+    }
+    Ok(())
+}
+
 /// A simulated target's preset and, after a last `:k`, the disk it
 /// addresses: `cheetah-bus:1` is disk 1 of `cheetah-bus`.
 pub fn split_disk(spec: &str) -> (&str, Option<u32>) {
@@ -494,20 +573,7 @@ impl SimConfig {
     }
 
     fn validate(&self) -> Result<(), String> {
-        let pos = |v: f64, k: &str| {
-            if v > 0.0 && v.is_finite() {
-                Ok(())
-            } else {
-                Err(format!("{k} must be positive"))
-            }
-        };
-        let nonneg = |v: f64, k: &str| {
-            if v >= 0.0 && v.is_finite() {
-                Ok(())
-            } else {
-                Err(format!("{k} must not be negative"))
-            }
-        };
+        let (pos, nonneg) = (positive, non_negative);
         pos(self.cpu.memory_mb_per_s, "cpu.memory_mb_per_s")?;
         nonneg(self.cpu.request_overhead_ms, "cpu.request_overhead_ms")?;
         if self.cpu.cpus == 0 {
@@ -538,61 +604,7 @@ impl SimConfig {
         if let Some(i) = &self.insulation {
             i.validate(self.cache.is_some())?;
         }
-        match &self.storage {
-            StorageConfig::Disk { disk: d } => disk(d)?,
-            StorageConfig::Raid0 {
-                disks,
-                stripe_unit,
-                disk: d,
-                bus_mb_per_s,
-            } => {
-                disk(d)?;
-                if *disks == 0 || stripe_unit.0 == 0 {
-                    return Err("raid0 needs at least one disk and a positive stripe_unit".into());
-                }
-                if let Some(b) = bus_mb_per_s {
-                    pos(*b, "storage.bus_mb_per_s")?;
-                }
-            }
-            StorageConfig::Bus {
-                disks,
-                disk: d,
-                bus_mb_per_s,
-                fence,
-                command_ms,
-                ..
-            } => {
-                disk(d)?;
-                if *disks == 0 || *disks > 64 {
-                    return Err("bus needs 1 to 64 disks".into());
-                }
-                if d.geometry.is_none() {
-                    return Err("bus disks need a geometry (tracks to disconnect at)".into());
-                }
-                if *fence > 255 {
-                    return Err("storage.fence is 0 to 255".into());
-                }
-                pos(*bus_mb_per_s, "storage.bus_mb_per_s")?;
-                nonneg(*command_ms, "storage.command_ms")?;
-            }
-            StorageConfig::Ssd {
-                capacity,
-                channels,
-                read_mb_per_s,
-                write_mb_per_s,
-                read_overhead_ms,
-                write_overhead_ms,
-            } => {
-                if capacity.0 == 0 || *channels == 0 {
-                    return Err("ssd needs a positive capacity and at least one channel".into());
-                }
-                pos(*read_mb_per_s, "storage.read_mb_per_s")?;
-                pos(*write_mb_per_s, "storage.write_mb_per_s")?;
-                nonneg(*read_overhead_ms, "storage.read_overhead_ms")?;
-                nonneg(*write_overhead_ms, "storage.write_overhead_ms")?;
-            }
-        }
-        Ok(())
+        validate_storage(&self.storage, &disk)
     }
 
     /// Bytes the storage holds.

@@ -307,27 +307,13 @@ impl Storage {
                 }),
                 bus: None,
             },
-            StorageConfig::Bus {
-                disks,
-                disk: d,
-                bus_mb_per_s,
-                arbitration,
-                fence,
-                command_ms,
-            } => Storage {
+            StorageConfig::Bus { .. } => Storage {
                 disks: vec![],
                 stripe: u64::MAX,
-                bus_mb_per_s: Some(*bus_mb_per_s),
+                bus_mb_per_s: None,
                 bus_free: 0,
                 ssd: None,
-                bus: Some(Box::new(super::bus::ScsiBus::new(
-                    *disks,
-                    d,
-                    *bus_mb_per_s,
-                    *arbitration,
-                    *fence,
-                    *command_ms,
-                ))),
+                bus: super::bus::ScsiBus::of(cfg).map(Box::new),
             },
         }
     }
