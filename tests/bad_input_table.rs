@@ -255,10 +255,22 @@ const CASES: &[(&str, i32, &str)] = &[
         2,
         "--probe",
     ),
-    ("run --target sim:hdd@2", 2, "only an array (raid0) or a bus"),
-    ("run --target sim:cheetah-bus@0", 2, "the disk count is 1 to 64"),
+    (
+        "run --target sim:hdd@2",
+        2,
+        "only an array (raid0) or a bus",
+    ),
+    (
+        "run --target sim:cheetah-bus@0",
+        2,
+        "the disk count is 1 to 64",
+    ),
     ("run --target sim:cheetah-bus:4", 2, "the bus has 4 disks"),
-    ("run --target sim:hdd:0", 2, "only a bus of independent disks"),
+    (
+        "run --target sim:hdd:0",
+        2,
+        "only a bus of independent disks",
+    ),
     (
         "run --target sim:cheetah-bus:0 --unique-bytes 8GiB",
         2,
@@ -268,6 +280,17 @@ const CASES: &[(&str, i32, &str)] = &[
         "run --target $DIR/data --target $DIR/data2 --process-num 1",
         2,
         "cannot be spread over 2 targets",
+    ),
+    ("bus-model", 2, "say what to model"),
+    (
+        "bus-model --target sim:hdd",
+        2,
+        "not a bus of independent disks",
+    ),
+    (
+        "bus-model --target sim:cheetah-bus --sizes 16",
+        2,
+        "at least one sector",
     ),
     ("probe --target sim:nope", 2, "unknown simulator preset"),
     ("probe --target sim:hdd --only speed", 2, "no such probe"),

@@ -6,6 +6,7 @@ mod util;
 mod anomalies;
 mod bad_input;
 mod bad_input_table;
+mod bus_model;
 mod device;
 mod fio;
 mod interfere;

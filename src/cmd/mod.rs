@@ -2,6 +2,7 @@
 //! subcommand is a file here and a line in [`Command`] and its dispatch.
 
 mod anomalies;
+mod bus_model;
 mod compare;
 mod csv;
 mod fio;
@@ -45,6 +46,10 @@ pub enum Command {
     /// Probe a device's own characteristics: seek curve, rotation, track or
     /// stripe boundaries, efficient request sizes (Lachesis, Barve et al.). Reads only.
     Probe(Box<probe::ProbeArgs>),
+    /// Barve et al.'s model of several disks sharing a bus: read duration
+    /// and throughput against disk count and block size, beside the
+    /// simulated bus (--measure).
+    BusModel(Box<bus_model::BusModelArgs>),
     /// Draw a profile's figures (and a validation's or comparison's) as SVG.
     Plot(plot::PlotArgs),
     /// Write a one-page HTML report of a profile, figures inline.
@@ -91,6 +96,7 @@ impl Command {
             Command::Interfere(args) => interfere::cmd_interfere(*args, interrupt),
             Command::Anomalies(args) => anomalies::cmd_anomalies(*args, interrupt),
             Command::Probe(args) => probe::cmd_probe(*args, interrupt),
+            Command::BusModel(args) => bus_model::cmd_bus_model(*args),
             Command::Plot(args) => plot::cmd_plot(args),
             Command::Report(args) => plot::cmd_report(args),
             Command::Csv(args) => csv::cmd_csv(args),

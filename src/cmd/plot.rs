@@ -48,7 +48,7 @@ pub struct ReportArgs {
 }
 
 /// Reads a document with `parse`, with errors naming the file.
-fn read_doc<T>(p: &Path, parse: fn(&str) -> Result<T, DocError>) -> Result<T, Error> {
+pub(crate) fn read_doc<T>(p: &Path, parse: fn(&str) -> Result<T, DocError>) -> Result<T, Error> {
     let text = std::fs::read_to_string(p)
         .map_err(|e| Error::Usage(format!("cannot read {}: {e}", p.display())))?;
     parse(&text).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))
@@ -92,6 +92,12 @@ fn single(p: &Path) -> Result<Option<(Vec<Figure>, String)>, Error> {
             let d = read_doc(p, Anomalies::from_json)?;
             let f = willy_predict::plot::anomalies_figure(&d).map_err(drawing)?;
             let html = willy_predict::report::anomalies_html(&d, &f);
+            Ok(Some((vec![f], html)))
+        }
+        Some("willy-bus") => {
+            let d = read_doc(p, willy::doc::bus::BusDoc::from_json)?;
+            let f = willy_predict::plot::bus_figure(&d).map_err(drawing)?;
+            let html = willy_predict::report::bus_html(&d, &f);
             Ok(Some((vec![f], html)))
         }
         Some("willy-probe") => {

@@ -20,10 +20,12 @@ pub enum SchemaDoc {
     Anomalies,
     /// The document `willy probe --json` writes.
     Probe,
+    /// The document `willy bus-model --json` writes.
+    Bus,
 }
 
 pub fn cmd_schema(document: SchemaDoc) -> anyhow::Result<()> {
-    use willy::doc::{anomalies, interference, prediction, probe, profile, validation};
+    use willy::doc::{anomalies, bus, interference, prediction, probe, profile, validation};
     let text = match document {
         SchemaDoc::Run => willy::report::schema(),
         SchemaDoc::Profile => profile::schema(),
@@ -33,6 +35,7 @@ pub fn cmd_schema(document: SchemaDoc) -> anyhow::Result<()> {
         SchemaDoc::Interference => interference::schema(),
         SchemaDoc::Anomalies => anomalies::schema(),
         SchemaDoc::Probe => probe::schema(),
+        SchemaDoc::Bus => bus::schema(),
     };
     print!("{text}");
     Ok(())

@@ -5,12 +5,8 @@
 //!
 //! `cargo run --release -p willy-predict --example bus_table`
 
-use std::time::Duration;
-use willy::run::{run_sim_placed, RunConfig};
 use willy::sim::config::{Arbitration, StorageConfig};
 use willy::sim::SimConfig;
-use willy::units::Bytes;
-use willy::workload::Workload;
 use willy_predict::bus::BusModel;
 
 /// Barve's Table 6, naive: MB/s for D = 2, 3, 4.
@@ -23,37 +19,14 @@ const PAPER: [(u64, [f64; 3]); 6] = [
     (128, [9.86, 11.79, 13.00]),
 ];
 
-/// Throughput (bytes/s) and rounds kept of `d` disks reading `block`s.
+/// Throughput (bytes/s) and rounds kept of `d` disks reading `block`s,
+/// 30 s of virtual time each.
 fn run(d: u32, block: u64, arbitration: Arbitration) -> (f64, Option<f64>, SimConfig) {
     let mut sim = SimConfig::load(&format!("cheetah-bus@{d}")).expect("a preset");
     if let StorageConfig::Bus { arbitration: a, .. } = &mut sim.storage {
         *a = arbitration;
     }
-    let disk = sim.capacity() / u64::from(d);
-    let w = Workload {
-        unique_bytes: Bytes(disk / block * block),
-        size_mean: Bytes(block),
-        read_frac: 1.0,
-        seq_frac: 0.0,
-        process_num: 1,
-        cpu_think: Default::default(),
-        block_size: Bytes(block),
-    };
-    let ws = vec![w; d as usize];
-    let offsets: Vec<u64> = (0..u64::from(d)).map(|k| k * disk).collect();
-    let all: Vec<usize> = (0..d as usize).collect();
-    let cfg = RunConfig {
-        min_duration: Duration::from_secs(30),
-        max_duration: Duration::from_secs(30),
-        warmup_min: Duration::from_secs(2),
-        warmup_max: Duration::from_secs(2),
-        interval: Duration::from_millis(500),
-        ..RunConfig::default()
-    };
-    let (ms, _) = run_sim_placed(&ws, &offsets, &all, &cfg, &sim, true).expect("a run");
-    let total = ms.iter().map(|m| m.throughput_bytes_per_sec).sum();
-    let times: Vec<Vec<u64>> = ms.iter().map(|m| m.completions.0.clone()).collect();
-    let kept = willy::rounds::rounds_kept(&willy::rounds::merge(&times), d as usize);
+    let (total, kept) = willy_predict::bus::simulate(&sim, d, block, 30.0, 1).expect("a run");
     (total, kept, sim)
 }
 

@@ -6,6 +6,11 @@
 //! Separate from the simulator on purpose: the tests compare the two.
 //! Units: ms, cylinders, bytes, MB/s (10^6 bytes a second).
 
+use willy::doc::bus::{BusDoc, BusParameters, BusPoint, BusSeek};
+use willy::doc::probe::Probe;
+use willy::sim::config::StorageConfig;
+use willy::sim::SimConfig;
+
 /// Barve's seek curve (eq. 7): `a + b sqrt(dis)` for `0 < dis <= e`,
 /// `c + d dis` beyond, over `max_cyl` cylinders.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -145,8 +150,8 @@ impl BusModel {
     /// `bus`): its disk's seek curve and geometry (the first zone's
     /// tracks, the average over zones), its bus, and the overhead of the
     /// host (`cpu.request_overhead_ms`), the command and the disk.
-    pub fn of_sim(sim: &willy::sim::SimConfig) -> Option<BusModel> {
-        let willy::sim::config::StorageConfig::Bus {
+    pub fn of_sim(sim: &SimConfig) -> Option<BusModel> {
+        let StorageConfig::Bus {
             disk,
             bus_mb_per_s,
             fence,
@@ -224,6 +229,242 @@ impl BusModel {
         let (rd, _) = self.read_duration_ms(disks, block);
         f64::from(disks.max(1)) * block as f64 / (rd / 1e3)
     }
+}
+
+impl BusModel {
+    /// The parameters as the bus document writes them.
+    pub fn parameters(&self) -> BusParameters {
+        BusParameters {
+            seek: BusSeek {
+                a_ms: self.seek.a,
+                b_ms: self.seek.b,
+                c_ms: self.seek.c,
+                d_ms: self.seek.d,
+                e_cylinders: self.seek.e,
+                max_cylinders: self.seek.max_cyl,
+            },
+            overhead_ms: self.overhead_ms,
+            revolution_ms: self.revolution_ms,
+            rot_mb_per_s: self.rot_mb_per_s,
+            bus_mb_per_s: self.bus_mb_per_s,
+            track_bytes: self.track_bytes,
+            cylinder_bytes: self.cylinder_bytes,
+            track_switch_ms: self.track_switch_ms,
+            cylinder_switch_ms: self.cylinder_switch_ms,
+            fence: self.fence,
+        }
+    }
+
+    /// The model of parameters given by hand (the document's
+    /// `parameters`), checked.
+    pub fn from_parameters(p: &BusParameters) -> Result<BusModel, String> {
+        let s = &p.seek;
+        let positive = [
+            (p.revolution_ms, "revolution_ms"),
+            (p.rot_mb_per_s, "rot_mb_per_s"),
+            (p.bus_mb_per_s, "bus_mb_per_s"),
+            (p.track_bytes, "track_bytes"),
+            (p.cylinder_bytes, "cylinder_bytes"),
+            (s.e_cylinders, "seek.e_cylinders"),
+            (s.max_cylinders, "seek.max_cylinders"),
+        ];
+        if let Some((_, k)) = positive.iter().find(|(v, _)| !(*v > 0.0 && v.is_finite())) {
+            return Err(format!("{k} must be positive"));
+        }
+        let non_negative = [
+            (p.overhead_ms, "overhead_ms"),
+            (p.track_switch_ms, "track_switch_ms"),
+            (p.cylinder_switch_ms, "cylinder_switch_ms"),
+            (s.a_ms, "seek.a_ms"),
+            (s.b_ms, "seek.b_ms"),
+            (s.c_ms, "seek.c_ms"),
+            (s.d_ms, "seek.d_ms"),
+        ];
+        if let Some((_, k)) = non_negative
+            .iter()
+            .find(|(v, _)| !(*v >= 0.0 && v.is_finite()))
+        {
+            return Err(format!("{k} must not be negative"));
+        }
+        if p.fence > 255 || s.e_cylinders > s.max_cylinders {
+            return Err(
+                "fence is 0 to 255, and seek.e_cylinders at most seek.max_cylinders".into(),
+            );
+        }
+        Ok(BusModel {
+            seek: Seek {
+                a: s.a_ms,
+                b: s.b_ms,
+                c: s.c_ms,
+                d: s.d_ms,
+                e: s.e_cylinders,
+                max_cyl: s.max_cylinders,
+            },
+            overhead_ms: p.overhead_ms,
+            revolution_ms: p.revolution_ms,
+            rot_mb_per_s: p.rot_mb_per_s,
+            bus_mb_per_s: p.bus_mb_per_s,
+            track_bytes: p.track_bytes,
+            cylinder_bytes: p.cylinder_bytes,
+            track_switch_ms: p.track_switch_ms,
+            cylinder_switch_ms: p.cylinder_switch_ms,
+            fence: p.fence,
+        })
+    }
+
+    /// The model of a disk `willy probe` measured: its seek curve
+    /// (distances as fractions of the device, so `MaxCyl` is 1), its
+    /// revolution and its first zone's track; what a probe cannot see
+    /// (the bus, the overhead, the switch time, the fence) is given.
+    /// Every track switch counts as a head switch.
+    pub fn of_probe(p: &Probe, given: &ProbeGiven) -> Result<BusModel, String> {
+        let s = p.seek_curve.as_ref().filter(|s| !s.none_found).ok_or(
+            "the probe found no seek curve (run willy probe with the seek probe on a disk)",
+        )?;
+        let rev = p
+            .rotation
+            .as_ref()
+            .and_then(|r| r.revolution_ms)
+            .ok_or("the probe found no rotation")?;
+        let track = p
+            .boundaries
+            .as_ref()
+            .and_then(|b| b.track_bytes.as_ref())
+            .and_then(|t| t.first().copied())
+            .ok_or("the probe found no tracks")? as f64;
+        BusModel::from_parameters(&BusParameters {
+            seek: BusSeek {
+                a_ms: s.a_ms,
+                b_ms: s.b_ms,
+                c_ms: s.c_ms,
+                d_ms: s.d_ms,
+                e_cylinders: s.break_fraction,
+                max_cylinders: 1.0,
+            },
+            overhead_ms: given.overhead_ms,
+            revolution_ms: rev,
+            rot_mb_per_s: track / rev / 1e3,
+            bus_mb_per_s: given.bus_mb_per_s,
+            track_bytes: track,
+            cylinder_bytes: track,
+            track_switch_ms: given.switch_ms,
+            cylinder_switch_ms: given.switch_ms,
+            fence: given.fence,
+        })
+    }
+}
+
+/// What a probe does not measure, given for [`BusModel::of_probe`].
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeGiven {
+    /// The bus's rate, MB/s.
+    pub bus_mb_per_s: f64,
+    /// Per-request overhead, ms.
+    pub overhead_ms: f64,
+    /// Track switch, ms.
+    pub switch_ms: f64,
+    /// The fence, 0 to 255.
+    pub fence: u32,
+}
+
+/// Runs `disks` random-read generators, one per disk of `sim` (a bus of
+/// independent disks, given `disks` disks), each over its whole disk in
+/// `block`-byte reads, for `secs` of virtual time after a warm start of a
+/// tenth of it; returns their total throughput (bytes per second) and the
+/// rounds kept.
+pub fn simulate(
+    sim: &SimConfig,
+    disks: u32,
+    block: u64,
+    secs: f64,
+    seed: u64,
+) -> Result<(f64, Option<f64>), willy::Error> {
+    use std::time::Duration;
+    let disk = sim.capacity() / u64::from(disks);
+    let w = willy::workload::Workload {
+        unique_bytes: willy::units::Bytes(disk / block * block),
+        size_mean: willy::units::Bytes(block),
+        read_frac: 1.0,
+        seq_frac: 0.0,
+        process_num: 1,
+        cpu_think: Default::default(),
+        block_size: willy::units::Bytes(block),
+    };
+    let ws = vec![w; disks as usize];
+    let offsets: Vec<u64> = (0..u64::from(disks)).map(|k| k * disk).collect();
+    let all: Vec<usize> = (0..disks as usize).collect();
+    let cfg = willy::run::RunConfig {
+        seed,
+        min_duration: Duration::from_secs_f64(secs),
+        max_duration: Duration::from_secs_f64(secs),
+        warmup_min: Duration::from_secs_f64(secs / 10.0),
+        warmup_max: Duration::from_secs_f64(secs / 10.0),
+        interval: Duration::from_secs_f64(secs / 20.0),
+        ..willy::run::RunConfig::default()
+    };
+    let (ms, _) = willy::run::run_sim_placed(&ws, &offsets, &all, &cfg, sim, true)?;
+    let total = ms.iter().map(|m| m.throughput_bytes_per_sec).sum();
+    Ok((total, willy::multi::rounds(&ms)))
+}
+
+/// The bus document: the model at every disk count and block size, and
+/// with `measure` (a simulated bus, and its virtual seconds per point)
+/// the simulated bus beside it.
+pub fn document(
+    source: &str,
+    model: &BusModel,
+    disks: &[u32],
+    sizes: &[u64],
+    measure: Option<(&SimConfig, f64)>,
+) -> Result<BusDoc, willy::Error> {
+    let mut points = Vec::new();
+    let mut arbitration = None;
+    for &b in sizes {
+        for &d in disks {
+            let (rd, eq) = model.read_duration_ms(d, b);
+            let mut p = BusPoint {
+                disks: d,
+                block_bytes: b,
+                equation: eq as u32 + 1,
+                model_read_duration_ms: rd,
+                model_throughput_bytes_per_sec: model.throughput(d, b),
+                measured_throughput_bytes_per_sec: None,
+                measured_read_duration_ms: None,
+                error: None,
+                rounds_kept: None,
+            };
+            if let Some((sim, secs)) = measure {
+                let mut sim = sim.clone();
+                if let StorageConfig::Bus {
+                    disks: n,
+                    arbitration: a,
+                    ..
+                } = &mut sim.storage
+                {
+                    *n = d;
+                    arbitration = serde_json::to_value(*a)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from));
+                }
+                let (t, kept) = simulate(&sim, d, b, secs, 1)?;
+                let mrd = f64::from(d) * b as f64 / t * 1e3;
+                p.measured_throughput_bytes_per_sec = Some(t);
+                p.measured_read_duration_ms = Some(mrd);
+                p.error = Some(mrd / rd - 1.0);
+                p.rounds_kept = kept;
+            }
+            points.push(p);
+        }
+    }
+    Ok(BusDoc {
+        kind: "willy-bus".into(),
+        schema_version: willy::doc::bus::BUS_SCHEMA_VERSION,
+        willy_version: env!("CARGO_PKG_VERSION").into(),
+        source: source.into(),
+        arbitration,
+        parameters: model.parameters(),
+        points,
+    })
 }
 
 #[cfg(test)]

@@ -447,6 +447,49 @@ pub fn anomalies_html(d: &willy::doc::anomalies::Anomalies, fig: &Figure) -> Str
     h
 }
 
+/// A one-page HTML report of a bus document: the parameters, the figure
+/// and every point, modelled and measured.
+pub fn bus_html(d: &willy::doc::bus::BusDoc, f: &Figure) -> String {
+    use willy::units::human_bytes;
+    let mut h = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>willy bus report</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}th{background:#f4f4f4}svg{max-width:100%;height:auto}</style></head><body>\n",
+    );
+    let p = &d.parameters;
+    h += &format!(
+        "<h1>willy: disks on one bus, {}</h1>\n<p>Barve et al.'s model (eqs. 1-5): overhead {:.2} ms, revolution {:.2} ms, {:.1} MB/s off the surface, bus {:.1} MB/s, tracks of {}, fence {}{}.</p>\n",
+        esc(&d.source),
+        p.overhead_ms,
+        p.revolution_ms,
+        p.rot_mb_per_s,
+        p.bus_mb_per_s,
+        human_bytes(p.track_bytes),
+        p.fence,
+        d.arbitration
+            .as_deref()
+            .map(|a| format!("; the simulated bus with {a} arbitration"))
+            .unwrap_or_default()
+    );
+    h += &f.svg;
+    h += "\n<table><tr><th>block</th><th>disks</th><th>eq.</th><th>model ms</th><th>model MB/s</th><th>simulated ms</th><th>simulated MB/s</th><th>error</th><th>rounds kept</th></tr>\n";
+    let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("-".into(), f);
+    for q in &d.points {
+        h += &format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            human_bytes(q.block_bytes as f64),
+            q.disks,
+            q.equation,
+            q.model_read_duration_ms,
+            q.model_throughput_bytes_per_sec / 1e6,
+            opt(q.measured_read_duration_ms, &|v| format!("{v:.2}")),
+            opt(q.measured_throughput_bytes_per_sec, &|v| format!("{:.2}", v / 1e6)),
+            opt(q.error, &|v| format!("{:+.1}%", v * 100.0)),
+            opt(q.rounds_kept, &|v| format!("{:.0}%", v * 100.0)),
+        );
+    }
+    h += "</table>\n</body></html>\n";
+    h
+}
+
 /// A one-page HTML report of a probe document: what was found, its figures
 /// and the measured points.
 pub fn probe_html(p: &willy::doc::probe::Probe, figs: &[Figure]) -> String {

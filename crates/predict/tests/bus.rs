@@ -3,47 +3,19 @@
 //! on the Cheetah preset: one random-read generator per disk, each disk
 //! its own workload, all in one virtual time.
 
-use std::time::Duration;
-use willy::run::{run_sim_placed, RunConfig};
 use willy::sim::config::{Arbitration, StorageConfig};
 use willy::sim::SimConfig;
-use willy::units::Bytes;
-use willy::workload::Workload;
-use willy_predict::bus::BusModel;
+use willy_predict::bus::{simulate, BusModel};
 
 /// Read duration (ms, `D B / throughput`) and rounds kept of `d` disks
-/// reading `block`-byte blocks at random, one at a time each.
+/// reading `block`-byte blocks at random, one at a time each, for 10 s of
+/// virtual time; and the model of the same bus.
 fn measure(d: u32, block: u64, arbitration: Arbitration, seed: u64) -> (f64, f64, BusModel) {
     let mut sim = SimConfig::load(&format!("cheetah-bus@{d}")).unwrap();
     if let StorageConfig::Bus { arbitration: a, .. } = &mut sim.storage {
         *a = arbitration;
     }
-    let disk = sim.capacity() / u64::from(d);
-    let w = Workload {
-        unique_bytes: Bytes(disk / block * block),
-        size_mean: Bytes(block),
-        read_frac: 1.0,
-        seq_frac: 0.0,
-        process_num: 1,
-        cpu_think: Default::default(),
-        block_size: Bytes(block),
-    };
-    let ws = vec![w; d as usize];
-    let offsets: Vec<u64> = (0..u64::from(d)).map(|k| k * disk).collect();
-    let all: Vec<usize> = (0..d as usize).collect();
-    let cfg = RunConfig {
-        seed,
-        min_duration: Duration::from_secs(10),
-        max_duration: Duration::from_secs(10),
-        warmup_min: Duration::from_secs(1),
-        warmup_max: Duration::from_secs(1),
-        interval: Duration::from_millis(500),
-        ..RunConfig::default()
-    };
-    let (ms, _) = run_sim_placed(&ws, &offsets, &all, &cfg, &sim, true).unwrap();
-    let total: f64 = ms.iter().map(|m| m.throughput_bytes_per_sec).sum();
-    let times: Vec<Vec<u64>> = ms.iter().map(|m| m.completions.0.clone()).collect();
-    let rounds = willy::rounds::rounds_kept(&willy::rounds::merge(&times), d as usize);
+    let (total, rounds) = simulate(&sim, d, block, 10.0, seed).unwrap();
     let model = BusModel::of_sim(&sim).unwrap();
     (
         f64::from(d) * block as f64 / total * 1e3,

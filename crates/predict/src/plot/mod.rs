@@ -13,9 +13,10 @@
 //!
 //! One file per figure: `unique.rs` (the uniqueBytes curves), `region.rs`
 //! (each region's family and the overlays), `validation.rs`,
-//! `comparison.rs`, `interference.rs`, `anomalies.rs` and `probe.rs`; this file holds what they share.
+//! `comparison.rs`, `interference.rs`, `anomalies.rs`, `probe.rs` and `bus.rs`; this file holds what they share.
 
 mod anomalies;
+mod bus;
 mod comparison;
 mod interference;
 mod probe;
@@ -24,6 +25,7 @@ mod unique;
 mod validation;
 
 pub use anomalies::anomalies_figure;
+pub use bus::bus_figure;
 pub use comparison::comparison_figure;
 pub use interference::interference_figure;
 pub use probe::probe_figures;

@@ -15,8 +15,10 @@
 //! - [`interference`]: what `willy interfere` measured;
 //! - [`anomalies`]: what `willy anomalies` sampled and clustered;
 //! - [`probe`]: what `willy probe` found of a device.
+//! - [`bus`]: Barve's model of disks on a bus (`willy bus-model`).
 
 pub mod anomalies;
+pub mod bus;
 pub mod csv;
 pub mod interference;
 pub mod prediction;
