@@ -51,6 +51,10 @@ pub struct BusModelArgs {
     /// generator per disk, for --seconds of virtual time each.
     #[arg(long)]
     measure: bool,
+    /// With --measure: run the simulated bus with Barve's pipelining too,
+    /// and give both.
+    #[arg(long, requires = "measure")]
+    pipeline: bool,
     /// Virtual seconds per measured point.
     #[arg(long, default_value_t = 10.0)]
     seconds: f64,
@@ -132,7 +136,7 @@ pub fn cmd_bus_model(args: BusModelArgs) -> anyhow::Result<()> {
     let measure = sim
         .as_ref()
         .filter(|_| args.measure)
-        .map(|s| (s, args.seconds));
+        .map(|s| (s, args.seconds, args.pipeline));
     let doc = willy_predict::bus::document(&source, &model, &args.disks, &sizes, measure)?;
     print_table(args.json.as_deref(), &table(&doc));
     if let Some(p) = &args.json {
@@ -159,6 +163,10 @@ fn table(d: &BusDoc) -> String {
         "{:>8} {:>5} {:>4} {:>12} {:>12} {:>12} {:>12} {:>8} {:>8}",
         "block", "disks", "eq.", "model ms", "model MB/s", "sim ms", "sim MB/s", "error", "rounds"
     );
+    let piped = d
+        .points
+        .iter()
+        .any(|q| q.pipelined_throughput_bytes_per_sec.is_some());
     for q in &d.points {
         let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("-".into(), f);
         let _ = writeln!(
@@ -177,6 +185,23 @@ fn table(d: &BusDoc) -> String {
             opt(q.error, &|v| format!("{:+.1}%", v * 100.0)),
             opt(q.rounds_kept, &|v| format!("{:.0}%", v * 100.0)),
         );
+    }
+    if piped {
+        let _ = writeln!(s, "\nwith --pipeline (host cost of each asynchronous read: the preset's cpu.async_read_overhead_ms):");
+        for q in &d.points {
+            if let Some(p) = q.pipelined_throughput_bytes_per_sec {
+                let naive = q.measured_throughput_bytes_per_sec.unwrap_or(f64::NAN);
+                let _ = writeln!(
+                    s,
+                    "{:>8} {:>5} disks: {:.2} MB/s naive, {:.2} MB/s pipelined ({:+.1}%)",
+                    human_bytes(q.block_bytes as f64),
+                    q.disks,
+                    naive / 1e6,
+                    p / 1e6,
+                    (p / naive - 1.0) * 100.0
+                );
+            }
+        }
     }
     s
 }

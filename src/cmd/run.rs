@@ -48,6 +48,12 @@ pub struct RunArgs {
     /// (a simulated system: its read-ahead set to 0)
     #[arg(long)]
     pub no_readahead: bool,
+    /// Barve's pipelining (simulated systems): before each read, an
+    /// asynchronous read of the sector before it, so that the disk reads
+    /// the block into its buffer while the bus serves others; each costs
+    /// the host the preset's cpu.async_read_overhead_ms (docs/BUS.md).
+    #[arg(long)]
+    pub pipeline: bool,
     /// Write the result as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -240,6 +246,7 @@ impl RunArgs {
             stonewall_bytes: self.stonewall.map(|b| b.0),
             hold: None,
             readahead: !self.no_readahead,
+            pipeline: self.pipeline,
         }
     }
 }
@@ -375,6 +382,7 @@ fn run_as(
     if let Some(p) = &args.json {
         check_json_path(p)?;
     }
+    check_pipeline(&args, target.is_simulated())?;
     let first = cluster.as_ref().is_none_or(|c| c.rank() == 0);
     // The cgroup and the files go when the testbed does, however this
     // function returns.
@@ -422,6 +430,16 @@ fn run_as(
     finish(&args, r)
 }
 
+/// `--pipeline` runs on simulated systems, not with `--scale`.
+fn check_pipeline(args: &RunArgs, simulated: bool) -> Result<(), Error> {
+    if args.pipeline && (!simulated || args.scale) {
+        return Err(Error::Usage(
+            "--pipeline is simulated for now (sim: targets, willy run without --scale): willy issues no asynchronous reads on real devices yet".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// `willy run --target A --target B ...`: the workload's generators
 /// spread over the targets, all run at once; per-target figures, their
 /// totals and the rounds kept.
@@ -450,6 +468,7 @@ fn run_several(args: RunArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<()> 
     let cfg = args.run_config(long, interrupt.clone());
     cfg.validate()?;
     let ws = willy::multi::spread(&w, targets.len())?;
+    check_pipeline(&args, simulated)?;
     check_stack_memory(&w)?;
     check_threads(&w, cfg.engine)?;
     if let Some(p) = &args.json {

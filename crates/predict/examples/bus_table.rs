@@ -26,7 +26,8 @@ fn run(d: u32, block: u64, arbitration: Arbitration) -> (f64, Option<f64>, SimCo
     if let StorageConfig::Bus { arbitration: a, .. } = &mut sim.storage {
         *a = arbitration;
     }
-    let (total, kept) = willy_predict::bus::simulate(&sim, d, block, 30.0, 1).expect("a run");
+    let (total, kept) =
+        willy_predict::bus::simulate(&sim, (d, block), 30.0, 1, false).expect("a run");
     (total, kept, sim)
 }
 

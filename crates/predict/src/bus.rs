@@ -371,13 +371,13 @@ pub struct ProbeGiven {
 /// independent disks, given `disks` disks), each over its whole disk in
 /// `block`-byte reads, for `secs` of virtual time after a warm start of a
 /// tenth of it; returns their total throughput (bytes per second) and the
-/// rounds kept.
+/// rounds kept. With `pipeline`, Barve's pipelining (section 5).
 pub fn simulate(
     sim: &SimConfig,
-    disks: u32,
-    block: u64,
+    (disks, block): (u32, u64),
     secs: f64,
     seed: u64,
+    pipeline: bool,
 ) -> Result<(f64, Option<f64>), willy::Error> {
     use std::time::Duration;
     let disk = sim.capacity() / u64::from(disks);
@@ -400,6 +400,7 @@ pub fn simulate(
         warmup_min: Duration::from_secs_f64(secs / 10.0),
         warmup_max: Duration::from_secs_f64(secs / 10.0),
         interval: Duration::from_secs_f64(secs / 20.0),
+        pipeline,
         ..willy::run::RunConfig::default()
     };
     let (ms, _) = willy::run::run_sim_placed(&ws, &offsets, &all, &cfg, sim, true)?;
@@ -408,14 +409,14 @@ pub fn simulate(
 }
 
 /// The bus document: the model at every disk count and block size, and
-/// with `measure` (a simulated bus, and its virtual seconds per point)
-/// the simulated bus beside it.
+/// with `measure` (a simulated bus, its virtual seconds per point, and
+/// whether to run it pipelined too) the simulated bus beside it.
 pub fn document(
     source: &str,
     model: &BusModel,
     disks: &[u32],
     sizes: &[u64],
-    measure: Option<(&SimConfig, f64)>,
+    measure: Option<(&SimConfig, f64, bool)>,
 ) -> Result<BusDoc, willy::Error> {
     let mut points = Vec::new();
     let mut arbitration = None;
@@ -432,8 +433,9 @@ pub fn document(
                 measured_read_duration_ms: None,
                 error: None,
                 rounds_kept: None,
+                pipelined_throughput_bytes_per_sec: None,
             };
-            if let Some((sim, secs)) = measure {
+            if let Some((sim, secs, piped)) = measure {
                 let mut sim = sim.clone();
                 if let StorageConfig::Bus {
                     disks: n,
@@ -446,12 +448,16 @@ pub fn document(
                         .ok()
                         .and_then(|v| v.as_str().map(String::from));
                 }
-                let (t, kept) = simulate(&sim, d, b, secs, 1)?;
+                let (t, kept) = simulate(&sim, (d, b), secs, 1, false)?;
                 let mrd = f64::from(d) * b as f64 / t * 1e3;
                 p.measured_throughput_bytes_per_sec = Some(t);
                 p.measured_read_duration_ms = Some(mrd);
                 p.error = Some(mrd / rd - 1.0);
                 p.rounds_kept = kept;
+                if piped {
+                    p.pipelined_throughput_bytes_per_sec =
+                        Some(simulate(&sim, (d, b), secs, 1, true)?.0);
+                }
             }
             points.push(p);
         }

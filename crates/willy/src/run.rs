@@ -67,6 +67,11 @@ pub struct RunConfig {
     /// on every file before the run; a simulated system's read-ahead set
     /// to 0.
     pub readahead: bool,
+    /// Barve's pipelining (section 5): with each read, an asynchronous
+    /// read of the one sector before the generator's next block, so that
+    /// the disk positions for it and reads it ahead into its buffer while
+    /// the bus serves others ([`Engine::prefetch`]). Simulated systems.
+    pub pipeline: bool,
 }
 
 impl Default for RunConfig {
@@ -86,6 +91,7 @@ impl Default for RunConfig {
             stonewall_bytes: None,
             hold: None,
             readahead: true,
+            pipeline: false,
         }
     }
 }
@@ -503,6 +509,8 @@ pub struct Slot {
     req: (u64, usize),
     /// With `--verify`: the generation of each block, and the file's name.
     verify: Option<(crate::verify::Blocks, String)>,
+    /// With pipelining: the next request, drawn ahead.
+    next: Option<crate::generator::Request>,
 }
 
 impl Slot {
@@ -528,6 +536,7 @@ impl Slot {
             ready_at: 0,
             req: (0, 0),
             verify: None,
+            next: None,
         }
     }
 }
@@ -577,6 +586,22 @@ fn check_read(engine: &mut dyn Engine, i: usize, s: &mut Slot, got: usize) -> Re
     Ok(())
 }
 
+/// Barve's pipelining: draws slot `i`'s next request now and, if it is a
+/// read past the first sector, asks the engine to read the sector before
+/// it, so that the disk reads the block ahead. Returns when the slot may
+/// go on.
+fn prefetch_next(engine: &mut dyn Engine, i: usize, s: &mut Slot) -> u64 {
+    let n = s.gen.next_request();
+    const SECTOR: u64 = 512;
+    let at = if n.op == Op::Read && n.offset >= SECTOR {
+        engine.prefetch(i, s.fd, s.base + n.offset - SECTOR, SECTOR as usize)
+    } else {
+        engine.now()
+    };
+    s.next = Some(n);
+    at
+}
+
 /// Fails workload `k` with `e` and stops every workload.
 fn fail_all(meters: &[Meter], k: usize, e: Error) {
     meters[k].fail(e);
@@ -598,6 +623,7 @@ fn worker(
     lats: &mut [Latencies],
 ) {
     let mut in_flight = 0usize;
+    let pipeline = engine.pipelines();
     let mut comps: Vec<Completion> = Vec::with_capacity(slots.len());
     // The clock is read twice per request: right before submit and right
     // after reap. The completion time doubles as the next round's `now`.
@@ -615,7 +641,16 @@ fn worker(
                     next_ready = next_ready.min(s.ready_at);
                     continue;
                 }
-                let r = s.gen.next_request();
+                if pipeline && s.next.is_none() {
+                    // Barve's order: the asynchronous read before the
+                    // block, then (once the host has issued it) the block.
+                    s.ready_at = prefetch_next(engine, i, s);
+                    if s.ready_at > now {
+                        next_ready = next_ready.min(s.ready_at);
+                        continue;
+                    }
+                }
+                let r = s.next.take().unwrap_or_else(|| s.gen.next_request());
                 let io = Io {
                     op: r.op,
                     fd: s.fd,
@@ -1175,6 +1210,9 @@ pub fn run_sim_placed(
         .map(|sizes| order.iter().map(|&k| sizes[k]).collect::<Vec<u64>>());
     let mut engine =
         crate::sim::SimEngine::placed(sim, &regions, partitions.as_deref(), direct, cfg.seed);
+    if cfg.pipeline {
+        engine.pipeline(sim);
+    }
     let mut slots: Vec<Slot> = Vec::new();
     for (meter, &k) in active.iter().enumerate() {
         let w = &ws[k];

@@ -189,6 +189,8 @@ impl RunParams {
             stonewall_bytes: self.stonewall_bytes,
             hold: None,
             readahead: self.readahead,
+            // Pipelining is simulated, and a simulated system runs on one rank.
+            pipeline: false,
         }
     }
 }

@@ -78,6 +78,10 @@ pub struct BusPoint {
     /// Measured over modelled read duration, less one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<f64>,
+    /// The simulated bus with Barve's pipelining (`--pipeline`), bytes
+    /// per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipelined_throughput_bytes_per_sec: Option<f64>,
     /// The fraction of completions that kept round order (two disks or
     /// more).
     #[serde(default, skip_serializing_if = "Option::is_none")]

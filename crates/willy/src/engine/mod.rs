@@ -68,6 +68,21 @@ pub trait Engine {
         None
     }
 
+    /// Whether this engine pipelines (Barve's one-sector asynchronous
+    /// read before each block, [`Engine::prefetch`]).
+    fn pipelines(&self) -> bool {
+        false
+    }
+
+    /// Issues an asynchronous read of `len` bytes at `offset` on `fd`
+    /// for slot `slot`, whose data nobody waits for: the device reads
+    /// ahead from there. Returns when (on [`Engine::now`]'s clock) the
+    /// host is done issuing it and the slot may go on. Only called when
+    /// [`Engine::pipelines`].
+    fn prefetch(&mut self, _slot: usize, _fd: RawFd, _offset: u64, _len: usize) -> u64 {
+        self.now()
+    }
+
     /// Waits, with nothing in flight, until `t` on the engine's clock.
     fn sleep_until(&mut self, t: u64) {
         let now = self.now();

@@ -277,17 +277,31 @@ impl ScsiBus {
         let mut segs: Segments = Vec::new();
         let (mut first, mut n, mut streaming) = (first, n, false);
         if op.op == Op::Read && disk.last_read_end == Some(op.offset) {
-            // Read ahead since the last read, at the media rate.
-            let idle = (t - disk.last_read_done).max(0.0);
-            let ahead = ((idle * c.media_mb_per_s / 1e3) as u64).min(c.track_buffer.0);
-            let from_buffer = ahead.min(op.len) / sector * sector;
-            if from_buffer > 0 {
+            // The disk has read on since the last read ended.
+            let idle = (at - disk.last_read_done).max(0.0);
+            let ahead = (idle * c.media_mb_per_s / 1e3) as u64;
+            if ahead < c.track_buffer.0 {
+                // Still reading: the sectors come as the head passes them,
+                // from where the last read left it (those already passed
+                // are in the buffer now).
+                let mut left = op.len;
+                l.segments(first, n, disk.last_read_done, true, |st, en, k| {
+                    let b = (k * sector).min(left);
+                    left -= b;
+                    segs.push((st.max(at), en.max(at), b));
+                });
+                disk.head_track = l.place(first + n - 1).track;
+                n = 0;
+            } else {
+                // The buffer filled and the disk stopped: what it holds
+                // is there, the rest is read anew.
+                let from_buffer = c.track_buffer.0.min(op.len) / sector * sector;
                 segs.push((at, at, from_buffer));
+                let skip = (from_buffer / sector).min(n);
+                first += skip;
+                n -= skip;
+                streaming = false;
             }
-            let skip = (from_buffer / sector).min(n);
-            first += skip;
-            n -= skip;
-            streaming = ahead < c.track_buffer.0;
         }
         if n > 0 {
             let target = l.place(first).track;

@@ -142,6 +142,11 @@ pub struct CpuConfig {
     pub memory_mb_per_s: f64,
     /// Requests that can be copied at once.
     pub cpus: u32,
+    /// The host's cost of issuing one asynchronous read (Barve's
+    /// `aioread()`, with pipelining), ms of a CPU before the read reaches
+    /// the storage.
+    #[serde(default)]
+    pub async_read_overhead_ms: f64,
 }
 
 /// When a write reaches the storage.
@@ -576,6 +581,10 @@ impl SimConfig {
         let (pos, nonneg) = (positive, non_negative);
         pos(self.cpu.memory_mb_per_s, "cpu.memory_mb_per_s")?;
         nonneg(self.cpu.request_overhead_ms, "cpu.request_overhead_ms")?;
+        nonneg(
+            self.cpu.async_read_overhead_ms,
+            "cpu.async_read_overhead_ms",
+        )?;
         if self.cpu.cpus == 0 {
             return Err("cpu.cpus must be at least 1".into());
         }

@@ -43,6 +43,8 @@ enum Event {
     QuantumEnd(u64),
     /// A shared bus has something to do.
     Bus,
+    /// The host has issued this job's asynchronous read (pipelining).
+    Prefetch(usize),
 }
 
 /// A storage operation's tag: its job, and the region (workload) it works
@@ -159,6 +161,10 @@ pub struct SimEngine {
     done: Vec<Completion>,
     scratch: Vec<Schedule>,
     stats: SimStats,
+    /// Pipelining: the host's cost of an asynchronous read, ns, and the
+    /// reads issued but not yet at the storage (job -> offset, length).
+    pipeline: Option<u64>,
+    prefetching: HashMap<usize, (u64, u64)>,
 }
 
 impl SimEngine {
@@ -243,6 +249,8 @@ impl SimEngine {
             done: Vec::new(),
             scratch: Vec::new(),
             stats: SimStats::default(),
+            pipeline: None,
+            prefetching: HashMap::new(),
         };
         e.fill(&page_regions);
         if let Some(f) = e.flush_ns {
@@ -261,6 +269,13 @@ impl SimEngine {
                 }
             }
         }
+    }
+
+    /// Turns Barve's pipelining on: the core loop's
+    /// [`Engine::prefetch`]es cost a CPU `cpu.async_read_overhead_ms` each,
+    /// then read from the storage (past the cache).
+    pub fn pipeline(&mut self, cfg: &SimConfig) {
+        self.pipeline = Some(ms(cfg.cpu.async_read_overhead_ms));
     }
 
     /// Counters so far.
@@ -624,6 +639,11 @@ impl SimEngine {
                 self.advance(id);
             }
             Event::QuantumEnd(n) => self.quantum_end(n),
+            Event::Prefetch(job) => {
+                let (offset, len) = self.prefetching.remove(&job).expect("a prefetch");
+                self.storage_op(Op::Read, offset, len, job);
+                self.advance(job);
+            }
             Event::Bus => {
                 let mut out = std::mem::take(&mut self.scratch);
                 self.storage.wake(self.now, &mut out);
@@ -705,6 +725,45 @@ impl Engine for SimEngine {
         }
         self.advance(job);
         Ok(())
+    }
+
+    fn pipelines(&self) -> bool {
+        self.pipeline.is_some()
+    }
+
+    /// The host spends `async_read_overhead_ms` on a CPU issuing the read
+    /// (the generator waits for it, and so does whatever that CPU does
+    /// next), then it goes to the storage; its completion is not waited
+    /// for.
+    fn prefetch(&mut self, _slot: usize, _fd: i32, offset: u64, len: usize) -> u64 {
+        let Some(cost) = self.pipeline else {
+            return self.now;
+        };
+        let job = self.new_job(Job {
+            slot: None,
+            bytes: 0,
+            pending: 0,
+            insert: None,
+            makeup: None,
+            copy_ns: 0,
+        });
+        let (i, &free) = self
+            .cpu_free
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, &f)| f)
+            .expect("a cpu");
+        let t = free.max(self.now) + cost;
+        if t <= self.now {
+            // Free: at the storage now, before the read it is for.
+            self.storage_op(Op::Read, offset, len as u64, job);
+            self.advance(job);
+            return t;
+        }
+        self.cpu_free[i] = t;
+        self.prefetching.insert(job, (offset, len as u64));
+        self.push(t, Event::Prefetch(job));
+        t
     }
 
     fn reap(&mut self, deadline: Option<u64>, out: &mut Vec<Completion>) -> std::io::Result<()> {
