@@ -335,3 +335,27 @@ fn the_planted_readahead_fault_strikes_only_where_it_should() {
     let r = run_sim(&w, &off, &faulty, false).unwrap().0;
     assert_eq!(r.throughput_bytes_per_sec, nf16);
 }
+
+/// Sequential reads on a disk with a geometry stream at the media rate
+/// less the track skew: on sim:atlas10k3's outer zone 686 sectors a
+/// revolution plus a 0.6 ms switch covered by a skew of 69 sectors,
+/// 686 / 755 of 58.54 MB/s = 53.19 MB/s. Each read comes while the disk
+/// is still reading ahead, and the next track's first sector is met after
+/// the switch (before the fix, a revolution later: 39.4 MB/s).
+#[test]
+fn sequential_reads_on_a_geometry_stream_at_the_media_rate() {
+    let sim = preset("atlas10k3");
+    let w = Workload {
+        block_size: willy::units::Bytes(8192),
+        ..workload(1 << 30, 344 << 10, 1.0, 1.0, 1)
+    };
+    let (m, _) = run_sim(&w, &long_run(10), &sim, true).unwrap();
+    let want = 686.0 / 755.0 * 58.538667e6;
+    let got = m.throughput_bytes_per_sec;
+    assert!(
+        (got / want - 1.0).abs() < 0.03,
+        "{:.2} MB/s, want {:.2}",
+        got / 1e6,
+        want / 1e6
+    );
+}

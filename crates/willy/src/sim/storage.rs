@@ -168,7 +168,10 @@ impl Disk {
     /// the platters turn ([`Layout::transfer`]). A read continuing the
     /// previous one takes what the disk read ahead from its buffer, as
     /// without a geometry; if the disk was still reading ahead when it
-    /// came, the rest streams on from where the heads are.
+    /// came, the rest comes as the heads pass it, streaming on from where
+    /// the last read left them (on the platters' own clock, so that the
+    /// next track's first sector is met after the switch, not a
+    /// revolution later).
     fn service_geometric(&mut self, o: &StorageOp, now: u64) -> u64 {
         let c = &self.cfg;
         let l = self.layout.as_ref().expect("a geometry");
@@ -176,31 +179,36 @@ impl Disk {
         let first = o.offset / sector;
         let n = (o.offset + o.len).div_ceil(sector) - first;
         let mut t = now as f64 + c.overhead_ms * 1e6;
-        let mut streaming = false;
         let (mut first, mut n) = (first, n);
         if o.op == Op::Read && o.offset == self.last_read_end {
             let idle_ns = now.saturating_sub(self.last_read_done);
             let ahead = ((idle_ns as f64 * c.media_mb_per_s / 1e3) as u64).min(c.track_buffer.0);
             let from_buffer = ahead.min(o.len);
             t += transfer_ns(from_buffer, c.buffer_mb_per_s) as f64;
-            let skip = (from_buffer / sector).min(n);
-            first += skip;
-            n -= skip;
-            streaming = ahead < c.track_buffer.0;
+            if ahead < c.track_buffer.0 {
+                // Still reading ahead: the rest comes as the head passes
+                // it, going on from where the last read left it.
+                t = t.max(l.transfer(first, n, self.last_read_done as f64, true));
+                self.head_track = l.place(first + n - 1).track;
+                self.head_cyl = l.cylinder(self.head_track);
+                n = 0;
+            } else {
+                let skip = (from_buffer / sector).min(n);
+                first += skip;
+                n -= skip;
+            }
         }
         if n > 0 {
             let target = l.place(first).track;
-            if !streaming {
-                let d = l.cylinder(target).abs_diff(l.cylinder(self.head_track));
-                t += if d > 0 {
-                    c.seek_ms(d) * 1e6
-                } else if target != self.head_track {
-                    c.geometry.as_ref().map_or(0.0, |g| g.head_switch_ms) * 1e6
-                } else {
-                    0.0
-                };
-            }
-            t = l.transfer(first, n, t, streaming);
+            let d = l.cylinder(target).abs_diff(l.cylinder(self.head_track));
+            t += if d > 0 {
+                c.seek_ms(d) * 1e6
+            } else if target != self.head_track {
+                c.geometry.as_ref().map_or(0.0, |g| g.head_switch_ms) * 1e6
+            } else {
+                0.0
+            };
+            t = l.transfer(first, n, t, false);
             self.head_track = l.place(first + n - 1).track;
             self.head_cyl = l.cylinder(self.head_track);
         }
