@@ -87,8 +87,6 @@ pub struct ScsiBus {
     /// Commands the host has yet to send, in order.
     host: VecDeque<(usize, StorageOp)>,
     bus_free: f64,
-    /// Bus time spent moving data and commands, ns.
-    bus_busy: f64,
     wakes: BTreeSet<u64>,
     due: BTreeMap<(u64, u64), Due>,
     seq: u64,
@@ -150,7 +148,6 @@ impl ScsiBus {
             command_ns: command_ms * 1e6,
             host: VecDeque::new(),
             bus_free: 0.0,
-            bus_busy: 0.0,
             wakes: BTreeSet::new(),
             due: BTreeMap::new(),
             seq: 0,
@@ -161,11 +158,6 @@ impl ScsiBus {
     /// byte sent), ns, averaged over the disks.
     pub fn busy_ns(&self) -> u64 {
         (self.disks.iter().map(|d| d.busy_ns).sum::<f64>() / self.disks.len() as f64) as u64
-    }
-
-    /// Time the bus carried commands or data, ns.
-    pub fn bus_busy_ns(&self) -> u64 {
-        self.bus_busy as u64
     }
 
     /// Requests at the host, queued at a disk or in service.
@@ -367,7 +359,6 @@ impl ScsiBus {
             let data = if op.op == Op::Write { op.len } else { 0 };
             let took = self.command_ns + data as f64 * self.bus_ns_per_byte;
             self.bus_free = now + took;
-            self.bus_busy += took;
             self.at(self.bus_free, Due::Command(d, op), out);
         } else if let Some(d) = disk {
             self.connect(d, now, out);
@@ -395,7 +386,6 @@ impl ScsiBus {
                 break; // all sent, or caught up at a track boundary
             }
         }
-        self.bus_busy += (sent - x.sent) as f64 * per;
         x.sent = sent;
         self.bus_free = s;
         if sent >= x.op.len {

@@ -112,6 +112,21 @@ struct Job {
     copy_ns: u64,
 }
 
+impl Job {
+    /// Work of the system's own (a write-out, a prefetch): no request
+    /// waits for it.
+    fn background() -> Job {
+        Job {
+            slot: None,
+            bytes: 0,
+            pending: 0,
+            insert: None,
+            makeup: None,
+            copy_ns: 0,
+        }
+    }
+}
+
 /// Counters for tests and reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SimStats {
@@ -312,6 +327,17 @@ impl SimEngine {
                 self.jobs.len() - 1
             }
         }
+    }
+
+    /// The CPU free first, and when.
+    fn earliest_cpu(&self) -> (usize, u64) {
+        let (i, &free) = self
+            .cpu_free
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, &f)| f)
+            .expect("a cpu");
+        (i, free)
     }
 
     fn schedule(&mut self) {
@@ -584,12 +610,7 @@ impl SimEngine {
             self.free_jobs.push(id);
             return;
         }
-        let (i, &free) = self
-            .cpu_free
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, &f)| f)
-            .expect("a cpu");
+        let (i, free) = self.earliest_cpu();
         let t = free.max(self.now) + job.copy_ns;
         self.cpu_free[i] = t;
         self.push(t, Event::CpuDone(id));
@@ -606,14 +627,7 @@ impl SimEngine {
             pages.push(p);
         }
         if !pages.is_empty() {
-            let job = self.new_job(Job {
-                slot: None,
-                bytes: 0,
-                pending: 0,
-                insert: None,
-                makeup: None,
-                copy_ns: 0,
-            });
+            let job = self.new_job(Job::background());
             self.write_out(pages, job);
             self.advance(job);
         }
@@ -739,20 +753,8 @@ impl Engine for SimEngine {
         let Some(cost) = self.pipeline else {
             return self.now;
         };
-        let job = self.new_job(Job {
-            slot: None,
-            bytes: 0,
-            pending: 0,
-            insert: None,
-            makeup: None,
-            copy_ns: 0,
-        });
-        let (i, &free) = self
-            .cpu_free
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, &f)| f)
-            .expect("a cpu");
+        let job = self.new_job(Job::background());
+        let (i, free) = self.earliest_cpu();
         let t = free.max(self.now) + cost;
         if t <= self.now {
             // Free: at the storage now, before the read it is for.

@@ -437,12 +437,6 @@ impl Storage {
         }
     }
 
-    /// Time the shared bus of independent disks carried commands or data,
-    /// ns (`None` for other storage).
-    pub fn bus_busy_ns(&self) -> Option<u64> {
-        self.bus.as_ref().map(|b| b.bus_busy_ns())
-    }
-
     /// Disk `disk` finished its operation at `now`: passes the part on
     /// (through the bus, if shared) and starts the next operation.
     pub fn disk_done(
