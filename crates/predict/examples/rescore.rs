@@ -6,8 +6,8 @@
 //!     PROFILE VALIDATION [PROFILE VALIDATION ...]
 //! ```
 //!
-//! For each pair, prints every model's median error overall and in the
-//! last region (the region of each point as the validation recorded it).
+//! For each pair, prints every model's median error overall and in each
+//! region (the region of each point as the validation recorded it).
 //! With `--points`, also every last-region workload: measured and each
 //! model's prediction.
 use std::process::ExitCode;
@@ -32,17 +32,13 @@ fn one(profile: &str, validation: &str, points: bool) -> Result<(), String> {
             rel_error(tp, x.measured_bytes_per_sec)
         };
         let all: Vec<f64> = v.points.iter().map(err).collect();
-        let there: Vec<f64> = v
-            .points
-            .iter()
-            .filter(|x| x.region == last)
-            .map(err)
-            .collect();
-        line += &format!(
-            " | {name}: {:5.1}%, last region {:5.1}%",
-            median(&all) * 100.0,
-            median(&there) * 100.0
-        );
+        line += &format!(" | {name}: {:5.1}%", median(&all) * 100.0);
+        for r in 0..=last {
+            let there: Vec<f64> = v.points.iter().filter(|x| x.region == r).map(err).collect();
+            if !there.is_empty() {
+                line += &format!(", region {r} {:5.1}%", median(&there) * 100.0);
+            }
+        }
     }
     println!("{line}");
     if points {

@@ -180,6 +180,14 @@ pub enum PredictError {
     Workload(String),
 }
 
+/// processNum's loss is read as lost sequentiality only where the focal
+/// point's sequential requests are worth at least this much, as the
+/// throughput at the focal seqFrac over that at seqFrac 0: there seeking
+/// is what the device spends its time on. Where seqFrac changes little, a
+/// small loss would map to a large change of seqFrac, inside the curve's
+/// own noise (docs/PREDICTION.md gives the presets on either side).
+const SEQUENTIAL_WORTH: f64 = 1.25;
+
 /// A profile made ready for prediction.
 #[derive(Clone, Debug)]
 pub struct Predictor {
@@ -192,6 +200,9 @@ pub struct Predictor {
     /// Whether the regions before the last are bounded by their peak
     /// (not in Chen's model).
     bounded: bool,
+    /// Whether processNum's loss in the last region is read as
+    /// sequentiality lost to interleaving (not in Chen's model).
+    interleaved: bool,
 }
 
 impl Predictor {
@@ -265,6 +276,7 @@ impl Predictor {
             ranges: p.ranges.clone(),
             additive: Vec::new(),
             bounded: false,
+            interleaved: false,
         })
     }
 
@@ -286,6 +298,48 @@ impl Predictor {
     pub fn bounded_by_peak(mut self) -> Predictor {
         self.bounded = true;
         self
+    }
+
+    /// The same, with processNum's loss in the last region read as
+    /// sequentiality lost: one device serves the generators' requests in
+    /// turn, so a request continues the one before it less often than its
+    /// generator's seqFrac says. The processNum curve measured at the
+    /// focal seqFrac `s0` gives, through the seqFrac curve, the seqFrac
+    /// `s'` that costs as much; a workload's seqFrac is then taken as
+    /// `seqFrac·s'/s0`, and only what that does not explain stays a
+    /// processNum ratio. A workload with no sequential requests loses
+    /// nothing to interleaving, one with many loses most.
+    pub fn interleaved_in_last_region(mut self) -> Predictor {
+        self.interleaved = true;
+        self
+    }
+
+    /// For `n` generators in region `r`: the share of sequential requests
+    /// that stay sequential, and processNum's ratio that remains (see
+    /// [`Predictor::interleaved_in_last_region`]).
+    fn interleaving(r: &RegionModel, n: f64) -> (f64, f64) {
+        let [_, _, seq, procs] = &r.curves;
+        let ratio = procs.at(n).0 / procs.at(f64::from(r.focal.process_num)).0;
+        let s0 = r.focal.seq_frac;
+        let at0 = seq.at(s0).0;
+        let target = at0 * ratio;
+        if ratio >= 1.0 || s0 <= 0.0 || at0 < SEQUENTIAL_WORTH * seq.at(0.0).0 {
+            return (1.0, ratio);
+        }
+        // The seqFrac curve rises from 0 to s0; the largest s' at or below
+        // s0 whose throughput is at most the target, by bisection.
+        let (mut lo, mut hi) = (0.0, s0);
+        if seq.at(0.0).0 < target {
+            for _ in 0..40 {
+                let mid = 0.5 * (lo + hi);
+                if seq.at(mid).0 <= target {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+        }
+        (lo / s0, ratio / (seq.at(lo).0 / at0))
     }
 
     /// The uniqueBytes curve.
@@ -365,13 +419,26 @@ impl Predictor {
         let nf = f64::from(r.focal.process_num);
         let tf = zf * nf / focal_tp;
         let (mut dt, mut z, mut ratios) = (0.0, zf, 1.0);
+        let last = k + 1 == self.regions.len();
+        let (keep, procs) = if last && self.interleaved {
+            Self::interleaving(r, f64::from(w.process_num))
+        } else {
+            (1.0, f64::NAN)
+        };
         for (param, c) in REGION_PARAMS.iter().zip(&r.curves) {
-            let (t, out) = c.at(param.of(w));
+            let v = match param {
+                Param::SeqFrac => param.of(w) * keep,
+                _ => param.of(w),
+            };
+            let (t, out) = c.at(v);
             if out {
                 extrapolated.push(param.name().to_string());
             }
-            let ratio = t / c.at(param.of(&r.focal)).0;
-            if k + 1 == self.regions.len() && self.additive.contains(param) {
+            let ratio = match param {
+                Param::ProcessNum if procs.is_finite() => procs,
+                _ => t / c.at(param.of(&r.focal)).0,
+            };
+            if last && self.additive.contains(param) {
                 let zp = if *param == Param::SizeMean {
                     param.of(w)
                 } else {
