@@ -200,9 +200,11 @@ pub struct Predictor {
     /// Whether the regions before the last are bounded by their peak
     /// (not in Chen's model).
     bounded: bool,
-    /// Whether processNum's loss in the last region is read as
-    /// sequentiality lost to interleaving (not in Chen's model).
-    interleaved: bool,
+    /// With processNum's loss in the last region read as sequentiality
+    /// lost to interleaving (not in Chen's model): for 1 to the profile's
+    /// most generators, what [`Predictor::interleaving`] gives, computed
+    /// once. Empty otherwise.
+    interleaved: Vec<(f64, f64)>,
 }
 
 impl Predictor {
@@ -276,7 +278,7 @@ impl Predictor {
             ranges: p.ranges.clone(),
             additive: Vec::new(),
             bounded: false,
-            interleaved: false,
+            interleaved: Vec::new(),
         })
     }
 
@@ -310,7 +312,12 @@ impl Predictor {
     /// processNum ratio. A workload with no sequential requests loses
     /// nothing to interleaving, one with many loses most.
     pub fn interleaved_in_last_region(mut self) -> Predictor {
-        self.interleaved = true;
+        if let Some(r) = self.regions.last() {
+            let most = self.ranges.process_num[1].clamp(1, 4096);
+            self.interleaved = (0..=most)
+                .map(|n| Self::interleaving(r, f64::from(n.max(1))))
+                .collect();
+        }
         self
     }
 
@@ -420,10 +427,10 @@ impl Predictor {
         let tf = zf * nf / focal_tp;
         let (mut dt, mut z, mut ratios) = (0.0, zf, 1.0);
         let last = k + 1 == self.regions.len();
-        let (keep, procs) = if last && self.interleaved {
-            Self::interleaving(r, f64::from(w.process_num))
-        } else {
-            (1.0, f64::NAN)
+        let (keep, procs) = match self.interleaved.get(w.process_num as usize) {
+            _ if !last || self.interleaved.is_empty() => (1.0, f64::NAN),
+            Some(&v) => v,
+            None => Self::interleaving(r, f64::from(w.process_num)),
         };
         for (param, c) in REGION_PARAMS.iter().zip(&r.curves) {
             let v = match param {
