@@ -30,6 +30,7 @@
 //!   loop of processNum generators).
 
 use crate::profile::{Profile, ProfileError};
+use willy::doc::profile::Probe;
 use willy::workload::Workload;
 
 /// A workload this close (a factor in uniqueBytes) to a drop between
@@ -119,9 +120,21 @@ impl Curve {
         Curve { param, xs, ys }
     }
 
+    /// Throughput at parameter value `v` interpolated as time (its inverse
+    /// linear between the measured points): where two costs mix in
+    /// proportion to the parameter, as reads and writes do by readFrac.
+    fn at_as_time(&self, v: f64) -> f64 {
+        self.interpolated(v, |y| 1.0 / y).0
+    }
+
     /// Throughput at parameter value `v`, and whether `v` lay outside the
     /// measured range (then the nearest end's value is returned).
     pub fn at(&self, v: f64) -> (f64, bool) {
+        self.interpolated(v, |y| y)
+    }
+
+    /// [`Curve::at`], linear in `g` of the throughput (`g` its own inverse).
+    fn interpolated(&self, v: f64, g: fn(f64) -> f64) -> (f64, bool) {
         let x = self.param.axis(v);
         let n = self.xs.len();
         // A relative slack, so that a value measured is never "outside".
@@ -133,8 +146,8 @@ impl Curve {
             return (self.ys[n - 1], x > self.xs[n - 1] + eps);
         }
         let j = self.xs.partition_point(|&a| a <= x);
-        let (x0, x1, y0, y1) = (self.xs[j - 1], self.xs[j], self.ys[j - 1], self.ys[j]);
-        (y0 + (y1 - y0) * (x - x0) / (x1 - x0), false)
+        let (x0, x1, y0, y1) = (self.xs[j - 1], self.xs[j], g(self.ys[j - 1]), g(self.ys[j]));
+        (g(y0 + (y1 - y0) * (x - x0) / (x1 - x0)), false)
     }
 
     /// The measured (value, throughput) pairs, by value.
@@ -188,6 +201,27 @@ pub enum PredictError {
 /// own noise (docs/PREDICTION.md gives the presets on either side).
 const SEQUENTIAL_WORTH: f64 = 1.25;
 
+/// Reads and writes count as served by different resources where the
+/// readFrac curve's ends (all writes, all reads) differ at least this much
+/// (write-through: 15x in its cache region; a write-back cache's: 1.03x).
+const SERVED_APART: f64 = 2.0;
+
+/// The prediction of throughput `tp` for `w`: its requests per second and
+/// mean response time follow (Little's law over its generators), in region
+/// 0, nothing extrapolated.
+pub(crate) fn of_throughput(w: &Workload, tp: f64) -> Prediction {
+    let iops = tp / w.effective_size_mean();
+    let response = f64::from(w.process_num) / iops - w.cpu_think.0.as_secs_f64();
+    Prediction {
+        predicted_throughput_bytes_per_sec: tp,
+        predicted_iops: iops,
+        predicted_mean_response_secs: response.max(0.0),
+        region: 0,
+        extrapolated: Vec::new(),
+        near_border: false,
+    }
+}
+
 /// A profile made ready for prediction.
 #[derive(Clone, Debug)]
 pub struct Predictor {
@@ -205,6 +239,12 @@ pub struct Predictor {
     /// most generators, what [`Predictor::interleaving`] gives, computed
     /// once. Empty otherwise.
     interleaved: Vec<(f64, f64)>,
+    /// Whether regions before the last whose reads and writes are served
+    /// apart mix them as time (not in Chen's model).
+    apart: bool,
+    /// Whether the write probe found a cache (writes return before the
+    /// storage has them).
+    writes_cached: bool,
 }
 
 impl Predictor {
@@ -279,6 +319,8 @@ impl Predictor {
             additive: Vec::new(),
             bounded: false,
             interleaved: Vec::new(),
+            apart: false,
+            writes_cached: p.caches.iter().any(|c| c.probe == Probe::Writes),
         })
     }
 
@@ -319,6 +361,55 @@ impl Predictor {
                 .collect();
         }
         self
+    }
+
+    /// The same, with reads and writes mixed as time in every region but
+    /// the last where they are served apart: no cache holds writes (the
+    /// write probe found none) and the readFrac curve's ends differ at
+    /// least [`SERVED_APART`] times. That is a write-through cache: a read
+    /// hits memory, a write waits for the disk, and the two add as time
+    /// per request. The time at the workload's readFrac is the readFrac
+    /// curve's; sizeMean and seqFrac change it through each kind's own
+    /// time, weighted by that kind's share of the requests. A request of
+    /// the fast kind costs its time at the curve's end scaled by its size
+    /// (a copy); the slow kind's time is what the sizeMean and seqFrac
+    /// curves' times leave once the fast kind's share is taken out, their
+    /// changes added (one device's costs). processNum and uniqueBytes
+    /// still multiply.
+    pub fn mixed_where_served_apart(mut self) -> Predictor {
+        self.apart = !self.writes_cached;
+        self
+    }
+
+    /// [`Predictor::mixed_where_served_apart`]'s throughput for `w`'s
+    /// sizeMean, readFrac and seqFrac in region `r`, at its focal processNum
+    /// and uniqueBytes; `None` where reads and writes are not served apart.
+    fn served_apart(r: &RegionModel, w: &Workload) -> Option<f64> {
+        let [size, read, seq, _] = &r.curves;
+        let f = &r.focal;
+        let (z0, nf) = (f.size_mean.0 as f64, f64::from(f.process_num));
+        let (reads, writes) = (read.at(1.0).0, read.at(0.0).0);
+        if (reads / writes).max(writes / reads) < SERVED_APART {
+            return None;
+        }
+        let (t_fast, share0, share) = if reads > writes {
+            (z0 * nf / reads, f.read_frac, w.read_frac)
+        } else {
+            (z0 * nf / writes, 1.0 - f.read_frac, 1.0 - w.read_frac)
+        };
+        if share0 >= 1.0 {
+            return None;
+        }
+        let z = w.size_mean.0 as f64;
+        let fast = |zz: f64| t_fast * zz / z0;
+        // The slow kind's time in a curve's time per request.
+        let slow = |tp: f64, zz: f64| (zz * nf / tp - share0 * fast(zz)) / (1.0 - share0);
+        let at_focal = slow(size.at(z0).0, z0);
+        let d_slow = slow(size.at(z).0, z) + slow(seq.at(w.seq_frac).0, z0) - 2.0 * at_focal;
+        let t = z0 * nf / read.at_as_time(w.read_frac)
+            + share * (fast(z) - fast(z0))
+            + (1.0 - share) * d_slow;
+        (t > 0.0 && at_focal + d_slow > 0.0).then(|| z * nf / t)
     }
 
     /// For `n` generators in region `r`: the share of sequential requests
@@ -417,7 +508,9 @@ impl Predictor {
             extrapolated.push(Param::UniqueBytes.name().to_string());
         }
         let uc = r.unique.as_ref().unwrap_or(&self.unique);
-        let mut factor = uc.at(u).0 / uc.at(r.focal.unique_bytes.0 as f64).0;
+        let unique = uc.at(u).0 / uc.at(r.focal.unique_bytes.0 as f64).0;
+        let mut factor = unique;
+        let mut procs_ratio = 1.0;
         // The focal point lies on every curve of its region.
         let focal_tp = r.curves[0].at(Param::SizeMean.of(&r.focal)).0;
         // Time per request of one generator at the focal point, and what
@@ -445,6 +538,9 @@ impl Predictor {
                 Param::ProcessNum if procs.is_finite() => procs,
                 _ => t / c.at(param.of(&r.focal)).0,
             };
+            if *param == Param::ProcessNum {
+                procs_ratio = ratio;
+            }
             if last && self.additive.contains(param) {
                 let zp = if *param == Param::SizeMean {
                     param.of(w)
@@ -466,20 +562,19 @@ impl Predictor {
         } else {
             ratios
         };
-        let mut tp = focal_tp * factor * added;
-        if self.bounded && k + 1 < self.regions.len() {
+        let mut tp = match Self::served_apart(r, w) {
+            Some(x) if self.apart && !last => x * procs_ratio * unique,
+            _ => focal_tp * factor * added,
+        };
+        if self.bounded && !last {
             // See bounded_by_peak.
-            tp = tp.min(r.peak * uc.at(u).0 / uc.at(r.focal.unique_bytes.0 as f64).0);
+            tp = tp.min(r.peak * unique);
         }
-        let iops = tp / w.effective_size_mean();
-        let response = f64::from(w.process_num) / iops - w.cpu_think.0.as_secs_f64();
         Prediction {
-            predicted_throughput_bytes_per_sec: tp,
-            predicted_iops: iops,
-            predicted_mean_response_secs: response.max(0.0),
             region: k,
             extrapolated,
             near_border: self.near_border(u),
+            ..of_throughput(w, tp)
         }
     }
 }
