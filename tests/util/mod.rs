@@ -134,12 +134,22 @@ pub fn preset_flags(preset: &str) -> &'static [&'static str] {
     }
 }
 
-/// A profile of `preset`, made once per test binary.
+/// A profile of `preset`, made once per test binary. Two tests that need
+/// the same preset wait for one scale; different presets scale side by
+/// side.
 pub fn profile(preset: &str) -> std::path::PathBuf {
+    type Locks = std::collections::HashMap<String, std::sync::Arc<std::sync::Mutex<()>>>;
     static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    static LOCKS: std::sync::Mutex<Option<Locks>> = std::sync::Mutex::new(None);
     let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap());
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let lock = LOCKS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(Default::default)
+        .entry(preset.to_string())
+        .or_default()
+        .clone();
+    let _g = lock.lock().unwrap_or_else(|e| e.into_inner());
     let p = dir.path().join(format!("{preset}.json"));
     if !p.exists() {
         let o = willy()
