@@ -125,15 +125,8 @@ fn both_models_side_by_side(preset: &str, v: &serde_json::Value) {
     }
 }
 
-/// Per-process shares (issue 13): on sim:hdd with a 64 MiB cache
-/// (examples/sim/hdd-64m.json, the 4 GiB one's disk and CPUs, so that it
-/// scales in a quarter of the time), 2 and 4 generators over 1.5 times the
-/// cache. One or two shares fit and run at memory speed beside the others
-/// at disk speed. The `willy` model predicts it within 15%; `chen`'s
-/// product sees one disk-region workload and misses by more than 10x.
-#[test]
-fn willy_composes_per_process_shares_on_hdd() {
-    let d = Dir::new();
+/// `sim:` of examples/sim/hdd-64m.json, and its profile in `d`.
+fn scaled_hdd_64m(d: &Dir) -> (String, std::path::PathBuf) {
     let p = d.join("profile.json");
     let hdd = format!(
         "sim:{}/examples/sim/hdd-64m.json",
@@ -145,6 +138,19 @@ fn willy_composes_per_process_shares_on_hdd() {
             .arg(&p)
             .args(GIB_PRESET),
     );
+    (hdd, p)
+}
+
+/// Per-process shares (issue 13): on sim:hdd with a 64 MiB cache
+/// (examples/sim/hdd-64m.json, the 4 GiB one's disk and CPUs, so that it
+/// scales in a quarter of the time), 2 and 4 generators over 1.5 times the
+/// cache. One or two shares fit and run at memory speed beside the others
+/// at disk speed. The `willy` model predicts it within 15%; `chen`'s
+/// product sees one disk-region workload and misses by more than 10x.
+#[test]
+fn willy_composes_per_process_shares_on_hdd() {
+    let d = Dir::new();
+    let (hdd, p) = scaled_hdd_64m(&d);
     let prof = json(&p);
     let cache = prof["caches"]
         .as_array()

@@ -509,8 +509,7 @@ impl Predictor {
         }
         let uc = r.unique.as_ref().unwrap_or(&self.unique);
         let unique = uc.at(u).0 / uc.at(r.focal.unique_bytes.0 as f64).0;
-        let mut factor = unique;
-        let mut procs_ratio = 1.0;
+        let (mut factor, mut procs_ratio) = (unique, 1.0);
         // The focal point lies on every curve of its region.
         let focal_tp = r.curves[0].at(Param::SizeMean.of(&r.focal)).0;
         // Time per request of one generator at the focal point, and what
@@ -562,9 +561,10 @@ impl Predictor {
         } else {
             ratios
         };
-        let mut tp = match Self::served_apart(r, w) {
-            Some(x) if self.apart && !last => x * procs_ratio * unique,
-            _ => focal_tp * factor * added,
+        let apart = (self.apart && !last).then(|| Self::served_apart(r, w));
+        let mut tp = match apart.flatten() {
+            Some(x) => x * procs_ratio * unique,
+            None => focal_tp * factor * added,
         };
         if self.bounded && !last {
             // See bounded_by_peak.
