@@ -298,14 +298,7 @@ impl ScsiBus {
         if n > 0 {
             let target = l.place(first).track;
             if !streaming {
-                let dist = l.cylinder(target).abs_diff(l.cylinder(disk.head_track));
-                at += if dist > 0 {
-                    c.seek_ms(dist) * 1e6
-                } else if target != disk.head_track {
-                    c.geometry.as_ref().map_or(0.0, |g| g.head_switch_ms) * 1e6
-                } else {
-                    0.0
-                };
+                at += c.positioning_ns(l, disk.head_track, target);
             }
             let mut left = op.len - segs.iter().map(|s| s.2).sum::<u64>();
             l.segments(first, n, at, streaming, |st, en, k| {

@@ -372,6 +372,20 @@ impl DiskConfig {
         2.0 / (c * c) * (short + long)
     }
 
+    /// Time in ns to move the heads from track `from` to track `to` of
+    /// layout `l`: a seek to another cylinder, a head switch to another
+    /// track of the same one, nothing to the same track.
+    pub fn positioning_ns(&self, l: &super::geometry::Layout, from: u64, to: u64) -> f64 {
+        let d = l.cylinder(to).abs_diff(l.cylinder(from));
+        if d > 0 {
+            self.seek_ms(d) * 1e6
+        } else if to != from {
+            self.geometry.as_ref().map_or(0.0, |g| g.head_switch_ms) * 1e6
+        } else {
+            0.0
+        }
+    }
+
     /// Seek time in ms for `d` cylinders.
     pub fn seek_ms(&self, d: u64) -> f64 {
         if d == 0 {

@@ -331,13 +331,7 @@ impl SimEngine {
 
     /// The CPU free first, and when.
     fn earliest_cpu(&self) -> (usize, u64) {
-        let (i, &free) = self
-            .cpu_free
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, &f)| f)
-            .expect("a cpu");
-        (i, free)
+        super::earliest(&self.cpu_free)
     }
 
     fn schedule(&mut self) {

@@ -21,3 +21,14 @@ pub mod storage;
 
 pub use config::{Insulation, SimConfig, PRESETS};
 pub use engine::{SimEngine, SimStats};
+
+/// The first of several servers (CPUs, channels) to be free, by the time
+/// each is free: its index and that time. `free` is not empty.
+fn earliest(free: &[u64]) -> (usize, u64) {
+    let (i, &t) = free
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, &f)| f)
+        .expect("a server");
+    (i, t)
+}

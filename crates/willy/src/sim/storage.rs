@@ -199,15 +199,7 @@ impl Disk {
             }
         }
         if n > 0 {
-            let target = l.place(first).track;
-            let d = l.cylinder(target).abs_diff(l.cylinder(self.head_track));
-            t += if d > 0 {
-                c.seek_ms(d) * 1e6
-            } else if target != self.head_track {
-                c.geometry.as_ref().map_or(0.0, |g| g.head_switch_ms) * 1e6
-            } else {
-                0.0
-            };
+            t += c.positioning_ns(l, self.head_track, l.place(first).track);
             t = l.transfer(first, n, t, false);
             self.head_track = l.place(first + n - 1).track;
             self.head_cyl = l.cylinder(self.head_track);
@@ -373,12 +365,7 @@ impl Storage {
         }
         if let Some(ssd) = &mut self.ssd {
             let (over, rate) = if op == Op::Read { ssd.read } else { ssd.write };
-            let (i, &free) = ssd
-                .free
-                .iter()
-                .enumerate()
-                .min_by_key(|(_, &f)| f)
-                .expect("a channel");
+            let (i, free) = super::earliest(&ssd.free);
             let done = free.max(now) + over + transfer_ns(len, rate);
             ssd.free[i] = done;
             ssd.busy += over + transfer_ns(len, rate);
