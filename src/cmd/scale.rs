@@ -277,12 +277,7 @@ impl Session<'_> {
                 .unwrap_or_else(|| "?".into()),
             if fresh { "measured" } else { "resumed" }
         ));
-        Ok(Measured {
-            background: m.background,
-            throughput: m.throughput_bytes_per_sec,
-            ci95_rel: m.ci95_rel,
-            duration_secs: m.duration_secs,
-        })
+        Ok(Measured::from(&m))
     }
 }
 

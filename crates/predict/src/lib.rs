@@ -24,6 +24,7 @@ pub mod anomalies;
 pub mod bus;
 pub mod compare;
 pub mod composed;
+pub mod mva;
 pub mod plot;
 pub mod predict;
 pub use willy::doc::profile;

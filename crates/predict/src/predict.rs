@@ -239,12 +239,105 @@ pub struct Predictor {
     /// most generators, what [`Predictor::interleaving`] gives, computed
     /// once. Empty otherwise.
     interleaved: Vec<(f64, f64)>,
+    /// The same where [`Predictor::overlapping_in_last_region`] applies:
+    /// of the focal point's gain what the CPUs and the device working at
+    /// once do not explain. Empty otherwise.
+    interleaved_cpu: Vec<(f64, f64)>,
     /// Whether regions before the last whose reads and writes are served
     /// apart mix them as time (not in Chen's model).
     apart: bool,
     /// Whether the write probe found a cache (writes return before the
     /// storage has them).
     writes_cached: bool,
+    /// With the CPUs and the device as two stations in the last region
+    /// (not in Chen's model): the CPU time per request, `a + b·size`
+    /// seconds, fitted to the last region's sizeMean curve, and the CPUs.
+    cpu_demand: Option<CpuDemand>,
+    /// CPU time per request as measured, where the profile has it: the
+    /// fit of [`Predictor::cpu_demand`], before it is turned on.
+    cpu_measured: Option<CpuDemand>,
+    /// The largest cache the profile found, bytes (0 without one).
+    largest_cache: f64,
+}
+
+/// CPU time per request, `fixed + per_byte·size` seconds, on `cores` CPUs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CpuDemand {
+    /// Seconds per request.
+    pub fixed: f64,
+    /// Seconds per byte.
+    pub per_byte: f64,
+    /// CPUs.
+    pub cores: f64,
+}
+
+impl CpuDemand {
+    /// The least-squares line through (request size, CPU seconds per
+    /// request) pairs, neither coefficient below zero; `None` with fewer
+    /// than two sizes.
+    pub fn fit(points: &[(f64, f64)], cores: f64) -> Option<CpuDemand> {
+        let n = points.len() as f64;
+        if points.len() < 2 {
+            return None;
+        }
+        let (mx, my) = points
+            .iter()
+            .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x / n, b + y / n));
+        let sxx: f64 = points.iter().map(|&(x, _)| (x - mx).powi(2)).sum();
+        let sxy: f64 = points.iter().map(|&(x, y)| (x - mx) * (y - my)).sum();
+        if sxx <= 0.0 {
+            return None;
+        }
+        let mut per_byte = (sxy / sxx).max(0.0);
+        let mut fixed = my - per_byte * mx;
+        if fixed < 0.0 {
+            // Through the origin instead.
+            fixed = 0.0;
+            let sx2: f64 = points.iter().map(|&(x, _)| x * x).sum();
+            per_byte = points.iter().map(|&(x, y)| x * y).sum::<f64>() / sx2;
+        }
+        (per_byte.is_finite() && fixed.is_finite()).then_some(CpuDemand {
+            fixed,
+            per_byte: per_byte.max(0.0),
+            cores: cores.max(1.0),
+        })
+    }
+
+    /// The fit to the CPU time per request of `p`'s last region's
+    /// sizeMean curve, on the profile's CPUs; `None` where a point of it
+    /// has no CPU time (profiles before version 6).
+    pub fn of_last_region(p: &Profile) -> Option<CpuDemand> {
+        let r = p.regions.last()?;
+        let pairs: Option<Vec<(f64, f64)>> = r
+            .curves
+            .size_mean
+            .iter()
+            .map(|&i| {
+                let pt = &p.points[i];
+                let z = pt.workload.effective_size_mean();
+                // CPU seconds per second over requests per second.
+                Some((z, pt.cpu_cores_busy? * z / pt.throughput_bytes_per_sec))
+            })
+            .collect();
+        CpuDemand::fit(&pairs?, p.system.cpus as f64)
+    }
+
+    /// Seconds of CPU for a request of `size` bytes.
+    pub fn at(&self, size: f64) -> f64 {
+        self.fixed + self.per_byte * size
+    }
+}
+
+/// Throughput of `n` generators over that of one, by exact mean value
+/// analysis ([`crate::mva::throughput`]) of the CPUs (`cores` of them)
+/// and a device, with demands `dc` and `dd` seconds per request. No more
+/// than `n`, no more than the busier station allows.
+pub fn overlap_gain(dc: f64, dd: f64, n: u32, cores: f64) -> f64 {
+    let one = dc + dd;
+    if one <= 0.0 {
+        return 1.0;
+    }
+    crate::mva::throughput(n.max(1) as usize, dc, cores, |_| dd) * one
 }
 
 impl Predictor {
@@ -319,8 +412,12 @@ impl Predictor {
             additive: Vec::new(),
             bounded: false,
             interleaved: Vec::new(),
+            interleaved_cpu: Vec::new(),
             apart: false,
             writes_cached: p.caches.iter().any(|c| c.probe == Probe::Writes),
+            cpu_demand: None,
+            cpu_measured: CpuDemand::of_last_region(p),
+            largest_cache: largest_cache(p),
         })
     }
 
@@ -357,10 +454,90 @@ impl Predictor {
         if let Some(r) = self.regions.last() {
             let most = self.ranges.process_num[1].clamp(1, 4096);
             self.interleaved = (0..=most)
-                .map(|n| Self::interleaving(r, f64::from(n.max(1))))
+                .map(|n| Self::interleaving(r, f64::from(n.max(1)), 1.0))
                 .collect();
+            if self.cpu_demand.is_some() {
+                self.interleaved_cpu = (0..=most)
+                    .map(|n| {
+                        let n = n.max(1);
+                        Self::interleaving(r, f64::from(n), self.focal_overlap(r, n))
+                    })
+                    .collect();
+            }
         }
         self
+    }
+
+    /// The same, with the CPUs and the device as two stations of a closed
+    /// network in the last region, where the profile measured CPU time
+    /// per request and the focal point has one generator: there a
+    /// generator's request copies on a CPU while another's is on the
+    /// device, a gain that grows with the CPU's share of a request. The
+    /// processNum curve's gain at the focal point is divided by what mean
+    /// value analysis ([`overlap_gain`]) gives there, and a workload's
+    /// own gain multiplies what remains; its device demand is its time
+    /// per request with one generator less its CPU time. Only where no
+    /// generator's share fits the largest cache (else the shares decide,
+    /// see the `willy` model).
+    pub fn overlapping_in_last_region(mut self) -> Predictor {
+        self.cpu_demand = self.cpu_measured;
+        if !self.interleaved.is_empty() {
+            self = self.interleaved_in_last_region();
+        }
+        self
+    }
+
+    /// The CPU time per request the profile measured in its last region
+    /// (a line in the request size), if it did.
+    pub fn measured_cpu_demand(&self) -> Option<CpuDemand> {
+        self.cpu_measured
+    }
+
+    /// For `w` in region `r` (`last` or not): the share of its
+    /// sequential requests that stay sequential and processNum's remaining
+    /// ratio ([`Predictor::interleaved_in_last_region`]; NaN where it does
+    /// not apply), and where the CPUs and the device overlap
+    /// ([`Predictor::overlapping_in_last_region`]) the focal point's gain
+    /// and `w`'s that the overlap explains (else 1 and 1).
+    fn processes(&self, r: &RegionModel, w: &Workload, last: bool) -> (f64, f64, f64, f64) {
+        let n = w.process_num;
+        let cpu = last && self.overlaps(r, w);
+        let (table, overlap) = if cpu {
+            (&self.interleaved_cpu, self.focal_overlap(r, n))
+        } else {
+            (&self.interleaved, 1.0)
+        };
+        let (keep, procs) = match table.get(n as usize) {
+            _ if !last || self.interleaved.is_empty() => (1.0, f64::NAN),
+            Some(&v) => v,
+            None => Self::interleaving(r, f64::from(n), overlap),
+        };
+        let gain = if cpu { self.workload_overlap(w) } else { 1.0 };
+        (keep, procs, overlap, gain)
+    }
+
+    /// Whether [`Predictor::overlapping_in_last_region`] applies to `w`
+    /// in the last region `r`: CPU time measured, one generator at the
+    /// focal point, more than one in `w`, and no share of `w` fits the
+    /// largest cache.
+    fn overlaps(&self, r: &RegionModel, w: &Workload) -> bool {
+        let n = w.process_num;
+        self.cpu_demand.is_some()
+            && r.focal.process_num == 1
+            && n > 1
+            && w.unique_bytes.0 as f64 / f64::from(n) > self.largest_cache
+    }
+
+    /// [`overlap_gain`] for `n` generators at region `r`'s focal point
+    /// (1 without CPU time measured).
+    fn focal_overlap(&self, r: &RegionModel, n: u32) -> f64 {
+        let Some(cpu) = self.cpu_demand else {
+            return 1.0;
+        };
+        let z = r.focal.effective_size_mean();
+        let dc = cpu.at(z);
+        let dd = (z / r.curves[3].at(1.0).0 - dc).max(0.0);
+        overlap_gain(dc, dd, n, cpu.cores)
     }
 
     /// The same, with reads and writes mixed as time in every region but
@@ -415,9 +592,11 @@ impl Predictor {
     /// For `n` generators in region `r`: the share of sequential requests
     /// that stay sequential, and processNum's ratio that remains (see
     /// [`Predictor::interleaved_in_last_region`]).
-    fn interleaving(r: &RegionModel, n: f64) -> (f64, f64) {
+    /// `overlap` is the part of processNum's gain at the focal point that
+    /// the CPUs and the device working at once explain (1 without).
+    fn interleaving(r: &RegionModel, n: f64, overlap: f64) -> (f64, f64) {
         let [_, _, seq, procs] = &r.curves;
-        let ratio = procs.at(n).0 / procs.at(f64::from(r.focal.process_num)).0;
+        let ratio = procs.at(n).0 / procs.at(f64::from(r.focal.process_num)).0 / overlap;
         let s0 = r.focal.seq_frac;
         let at0 = seq.at(s0).0;
         let target = at0 * ratio;
@@ -438,6 +617,20 @@ impl Predictor {
             }
         }
         (lo / s0, ratio / (seq.at(lo).0 / at0))
+    }
+
+    /// [`overlap_gain`] for workload `w` (1 without CPU time measured).
+    fn workload_overlap(&self, w: &Workload) -> f64 {
+        let Some(cpu) = self.cpu_demand else {
+            return 1.0;
+        };
+        let n = w.process_num;
+        let mut one = w.clone();
+        one.process_num = 1;
+        let z = w.effective_size_mean();
+        let dc = cpu.at(z);
+        let dd = (z / self.predict(&one).predicted_throughput_bytes_per_sec - dc).max(0.0);
+        overlap_gain(dc, dd, n, cpu.cores)
     }
 
     /// The uniqueBytes curve.
@@ -519,11 +712,7 @@ impl Predictor {
         let tf = zf * nf / focal_tp;
         let (mut dt, mut z, mut ratios) = (0.0, zf, 1.0);
         let last = k + 1 == self.regions.len();
-        let (keep, procs) = match self.interleaved.get(w.process_num as usize) {
-            _ if !last || self.interleaved.is_empty() => (1.0, f64::NAN),
-            Some(&v) => v,
-            None => Self::interleaving(r, f64::from(w.process_num)),
-        };
+        let (keep, procs, overlap, gain) = self.processes(r, w, last);
         for (param, c) in REGION_PARAMS.iter().zip(&r.curves) {
             let v = match param {
                 Param::SeqFrac => param.of(w) * keep,
@@ -535,6 +724,7 @@ impl Predictor {
             }
             let ratio = match param {
                 Param::ProcessNum if procs.is_finite() => procs,
+                Param::ProcessNum => t / c.at(param.of(&r.focal)).0 / overlap,
                 _ => t / c.at(param.of(&r.focal)).0,
             };
             if *param == Param::ProcessNum {
@@ -570,11 +760,73 @@ impl Predictor {
             // See bounded_by_peak.
             tp = tp.min(r.peak * unique);
         }
+        tp *= gain;
         Prediction {
             region: k,
             extrapolated,
             near_border: self.near_border(u),
             ..of_throughput(w, tp)
+        }
+    }
+}
+
+/// The largest cache `p` found, bytes; 0 without one.
+fn largest_cache(p: &Profile) -> f64 {
+    let caches = p.caches.iter().map(|c| c.size_bytes);
+    let sizes = p.cache_sizes_bytes.iter().copied();
+    caches.chain(sizes).max().unwrap_or(0) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Mean value analysis of the CPUs and the device: one generator
+        /// gains nothing; more gain at most their number, at most what the
+        /// busier station allows (the bottleneck law), and never less with
+        /// one more.
+        #[test]
+        fn overlap_gain_is_bounded(
+            dc in 0.0f64..1.0,
+            dd in 1e-6f64..1.0,
+            n in 1u32..64,
+            cores in 1u32..8,
+        ) {
+            let c = f64::from(cores);
+            let g = overlap_gain(dc, dd, n, c);
+            prop_assert!((overlap_gain(dc, dd, 1, c) - 1.0).abs() < 1e-12);
+            prop_assert!(g >= 1.0 - 1e-12 && g <= f64::from(n) + 1e-9);
+            let bound = (dc + dd) / (dc / c).max(dd);
+            prop_assert!(g <= bound * (1.0 + 1e-9), "{g} > {bound}");
+            prop_assert!(overlap_gain(dc, dd, n + 1, c) >= g - 1e-12);
+            // Without CPU time there is nothing to overlap.
+            prop_assert!((overlap_gain(0.0, dd, n, c) - 1.0).abs() < 1e-12);
+        }
+
+        /// The fit recovers a line through its points, and never gives a
+        /// negative coefficient.
+        #[test]
+        fn cpu_demand_fits_a_line(
+            a in 0.0f64..1e-3,
+            b in 0.0f64..1e-7,
+            noise in proptest::collection::vec(-1.0f64..1.0, 5),
+        ) {
+            let sizes = [4096.0, 16384.0, 65536.0, 262144.0, 1048576.0];
+            let exact: Vec<(f64, f64)> = sizes.iter().map(|&z| (z, a + b * z)).collect();
+            let d = CpuDemand::fit(&exact, 2.0).unwrap();
+            prop_assert!((d.fixed - a).abs() <= 1e-9 + 1e-6 * a);
+            prop_assert!((d.per_byte - b).abs() <= 1e-15 + 1e-6 * b);
+            let noisy: Vec<(f64, f64)> = exact
+                .iter()
+                .zip(&noise)
+                .map(|(&(z, y), e)| (z, (y + e * 1e-3).max(0.0)))
+                .collect();
+            if let Some(d) = CpuDemand::fit(&noisy, 2.0) {
+                prop_assert!(d.fixed >= 0.0 && d.per_byte >= 0.0);
+            }
+            prop_assert!(CpuDemand::fit(&exact[..1], 2.0).is_none());
         }
     }
 }

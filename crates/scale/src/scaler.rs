@@ -58,6 +58,24 @@ pub struct Measured {
     pub duration_secs: f64,
     /// The machine's background meanwhile (real targets).
     pub background: Option<willy::background::Background>,
+    /// CPU cores busy with the requests (see
+    /// [`willy::doc::profile::ProfilePoint::cpu_cores_busy`]).
+    pub cpu_cores_busy: Option<f64>,
+    /// The share of the time the device was busy, where known.
+    pub device_busy_frac: Option<f64>,
+}
+
+impl From<&willy::report::Measurement> for Measured {
+    fn from(m: &willy::report::Measurement) -> Measured {
+        Measured {
+            background: m.background,
+            throughput: m.throughput_bytes_per_sec,
+            ci95_rel: m.ci95_rel,
+            duration_secs: m.duration_secs,
+            cpu_cores_busy: m.cpu.cores_busy.is_finite().then_some(m.cpu.cores_busy),
+            device_busy_frac: m.device_busy_frac,
+        }
+    }
 }
 
 /// The probes whose drops locate the caches: random reads and random
@@ -319,6 +337,8 @@ impl<E> Points<'_, E> {
             throughput_bytes_per_sec: m.throughput,
             ci95_rel: m.ci95_rel,
             duration_secs: m.duration_secs,
+            cpu_cores_busy: m.cpu_cores_busy,
+            device_busy_frac: m.device_busy_frac,
         });
         self.index.insert(key, self.points.len() - 1);
         Ok(self.points.len() - 1)

@@ -208,17 +208,7 @@ fn scaled_within(
     let measured = std::cell::Cell::new(0usize);
     let mut measure = |w: &Workload, _: &Stage| {
         measured.set(measured.get() + 1);
-        bed.measure(w, run).map(|m| {
-            noise(
-                w,
-                Measured {
-                    background: m.background,
-                    throughput: m.throughput_bytes_per_sec,
-                    ci95_rel: m.ci95_rel,
-                    duration_secs: m.duration_secs,
-                },
-            )
-        })
+        bed.measure(w, run).map(|m| noise(w, Measured::from(&m)))
     };
     let afford = || budget.saturating_sub(measured.get());
     scale(&first, &plan, &mut measure, &afford, 1).unwrap()

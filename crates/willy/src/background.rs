@@ -152,6 +152,23 @@ pub fn disk_sectors(stats: &str) -> u64 {
         .sum()
 }
 
+/// Milliseconds a block device has had requests in flight (`io_ticks`),
+/// from its `stat` file's text: the 10th field.
+pub fn io_ticks_ms(stat: &str) -> Option<u64> {
+    stat.split_whitespace().nth(9)?.parse().ok()
+}
+
+/// [`io_ticks_ms`] of block device `dev` (a `st_rdev` or `st_dev`) now,
+/// from `/sys/dev/block/MAJOR:MINOR/stat`.
+pub fn io_ticks_now(dev: u64) -> Option<u64> {
+    let stat = format!(
+        "/sys/dev/block/{}:{}/stat",
+        libc::major(dev),
+        libc::minor(dev)
+    );
+    io_ticks_ms(&std::fs::read_to_string(stat).ok()?)
+}
+
 fn is_partition(name: &str) -> bool {
     if name.starts_with("nvme") || name.starts_with("mmcblk") {
         return name.contains('p')
@@ -197,6 +214,9 @@ mod tests {
    9       0 md0 1 0 8 0 1 0 8 0 0 0 0
 ";
         assert_eq!(disk_sectors(disks), 2000 + 3000 + 200 + 300 + 8 + 8);
+        let stat = "     100        0     2000        7       50        0     3000        9        0     1234     1250\n";
+        assert_eq!(io_ticks_ms(stat), Some(1234));
+        assert_eq!(io_ticks_ms("1 2 3"), None);
     }
 
     #[test]

@@ -387,6 +387,12 @@ pub fn combine(ends: &[RankEnd], hosts: &[String], stonewall: Option<u64>) -> Me
             system_secs: sys,
             cores_busy: (user + sys) / first.duration_secs.max(f64::MIN_POSITIVE),
         },
+        // Each rank's own device: the ranks' mean, where every one knows it.
+        device_busy_frac: ms
+            .iter()
+            .map(|m| m.device_busy_frac)
+            .sum::<Option<f64>>()
+            .map(|b| b / ms.len() as f64),
         warmup: WarmupInfo {
             secs: ms.iter().map(|m| m.warmup.secs).fold(0.0, f64::max),
             bytes: ms.iter().map(|m| m.warmup.bytes).sum(),

@@ -303,7 +303,7 @@ fn cpu_busy(m: &Measurement) -> Option<f64> {
 /// The target's block device's `io_ticks` (ms it had requests in
 /// flight), from before a measurement.
 pub struct StorageBusy {
-    stat: std::path::PathBuf,
+    dev: u64,
     ticks: u64,
     at: std::time::Instant,
 }
@@ -312,14 +312,9 @@ impl StorageBusy {
     /// From now, on `target`'s block device (`None`: not a block device's).
     pub fn start(target: &crate::testbed::TargetArg) -> Option<StorageBusy> {
         let dev = crate::sysinfo::block_device_of(&target.path()?)?;
-        let stat = std::path::PathBuf::from(format!(
-            "/sys/dev/block/{}:{}/stat",
-            libc::major(dev),
-            libc::minor(dev)
-        ));
         Some(StorageBusy {
-            ticks: io_ticks(&stat)?,
-            stat,
+            ticks: crate::background::io_ticks_now(dev)?,
+            dev,
             at: std::time::Instant::now(),
         })
     }
@@ -327,16 +322,10 @@ impl StorageBusy {
     /// The fraction of the time since [`StorageBusy::start`] the device
     /// had requests in flight.
     pub fn fraction(self) -> Option<f64> {
-        let ms = io_ticks(&self.stat)?.saturating_sub(self.ticks) as f64;
+        let ms = crate::background::io_ticks_now(self.dev)?.saturating_sub(self.ticks) as f64;
         let secs = self.at.elapsed().as_secs_f64();
         (secs > 0.0).then(|| (ms / 1e3 / secs).min(1.0))
     }
-}
-
-/// Field 10 of a block device's `stat`: ms with I/O in flight.
-fn io_ticks(stat: &Path) -> Option<u64> {
-    let s = std::fs::read_to_string(stat).ok()?;
-    s.split_whitespace().nth(9)?.parse().ok()
 }
 
 #[cfg(test)]

@@ -11,8 +11,10 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the run document. Bump on any incompatible change.
 /// Version 2 added `stopping.stalled`; version 5 runs on several targets
-/// (`targets`, `rounds_kept`, and `target` as the targets joined).
-pub const RUN_SCHEMA_VERSION: u32 = 5;
+/// (`targets`, `rounds_kept`, and `target` as the targets joined);
+/// version 6 the simulated host's CPU time in `cpu` and
+/// `device_busy_frac`.
+pub const RUN_SCHEMA_VERSION: u32 = 6;
 
 /// One measured workload.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -121,8 +123,17 @@ pub struct Measurement {
     pub bytes_transferred: u64,
     /// Requests completed during the measurement, both directions.
     pub requests: u64,
-    /// CPU time willy used during the measurement.
+    /// CPU time the requests used during the measurement: willy's own
+    /// (`getrusage`) on real targets; the simulated host's CPUs on
+    /// simulated systems (since run document version 6).
     pub cpu: CpuUsage,
+    /// The fraction of the measurement during which the device was busy
+    /// serving requests (0..1): the `io_ticks` of the target's block
+    /// device on real targets, the storage's busy time
+    /// averaged over its disks or channels on simulated ones; absent where
+    /// unknown (since run document version 6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_busy_frac: Option<f64>,
     /// The warm start before the measurement.
     pub warmup: WarmupInfo,
     /// How the measurement was stopped.

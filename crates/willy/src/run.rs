@@ -16,7 +16,7 @@
 //! Latency is stamped here, right before `submit` and right after `reap`,
 //! identically for every engine.
 
-use crate::engine::{self, Completion, Engine, EngineKind, Io};
+use crate::engine::{self, Completion, Engine, EngineKind, Io, Resources};
 use crate::generator::{Generator, Op};
 pub use crate::report::Measurement;
 use crate::report::{CpuUsage, DirectionStats, Latency, StoppingInfo, WarmupInfo};
@@ -211,6 +211,17 @@ struct Meter {
     failure: Mutex<Option<Error>>,
     /// CPU (user, system) seconds at the start and the end of the measurement.
     cpu: Mutex<(Option<CpuSecs>, Option<CpuSecs>)>,
+    /// The engine's own count of its resources (the simulator's), with
+    /// its clock, when the measurement started and when it stopped.
+    resources: Mutex<[Option<(u64, Resources)>; 2]>,
+    /// How many of those are noted (0 to 2): read without the lock.
+    resources_noted: std::sync::atomic::AtomicU8,
+    /// The block device under a real target (`st_rdev` of a device,
+    /// `st_dev` of a directory's filesystem), whose `io_ticks` are read
+    /// when the measurement starts and when it stops.
+    device: Option<u64>,
+    /// Those `io_ticks`, ms.
+    io_ticks: Mutex<[Option<u64>; 2]>,
     /// One rank of several: the phases move on in rounds
     /// ([`crate::cluster::Coordinator`]), not in `tick`.
     clustered: bool,
@@ -258,6 +269,10 @@ impl Meter {
             interrupt: cfg.interrupt.clone(),
             failure: Mutex::new(None),
             cpu: Mutex::new((None, None)),
+            resources: Mutex::new([None, None]),
+            resources_noted: std::sync::atomic::AtomicU8::new(0),
+            device: None,
+            io_ticks: Mutex::new([None, None]),
             clustered: cfg.cluster.is_some(),
             start_wall: Mutex::new(0.0),
             hold: cfg.hold.clone(),
@@ -367,6 +382,27 @@ impl Meter {
         }
     }
 
+    /// The device's `io_ticks` now, ms, for a real target whose disk is
+    /// known.
+    fn device_ticks(&self) -> Option<u64> {
+        crate::background::io_ticks_now(self.device?)
+    }
+
+    /// Notes the engine's resources `r` at `t` if the measurement has
+    /// started or stopped since they were last noted.
+    fn note_resources(&self, t: u64, r: Resources) {
+        let noted = self.resources_noted.load(Relaxed);
+        let due = match noted {
+            0 => self.measure_start.load(Acquire) != NOT_YET,
+            1 => self.done.load(Acquire),
+            _ => false,
+        };
+        if due {
+            self.resources.lock().unwrap()[noted as usize] = Some((t, r));
+            self.resources_noted.store(noted + 1, Relaxed);
+        }
+    }
+
     /// Whether the warm start could end at `t`: uniqueBytes moved and the
     /// shortest warm start over, or the longest over.
     fn warm_due(&self, t: u64) -> bool {
@@ -390,6 +426,7 @@ impl Meter {
             .is_ok()
         {
             self.cpu.lock().unwrap().0 = Some(cpu_times());
+            self.io_ticks.lock().unwrap()[0] = self.device_ticks();
             *self.start_wall.lock().unwrap() = wall;
         }
     }
@@ -407,6 +444,7 @@ impl Meter {
         self.final_intervals.store(k, Relaxed);
         self.evaluated.store(k, Relaxed);
         self.cpu.lock().unwrap().1 = Some(cpu_times());
+        self.io_ticks.lock().unwrap()[1] = self.device_ticks();
         self.done.store(true, Release);
     }
 
@@ -480,6 +518,38 @@ impl Meter {
             max_secs: self.max as f64 / 1e9,
         }
     }
+}
+
+/// The CPU time of a measurement of `secs` and the share of it the
+/// device was busy: the engine's own count where it keeps one (the
+/// simulated host's CPUs and storage, over the span between the notes),
+/// else willy's own CPU time (`user` and `sys` seconds) and the target's
+/// block device's `io_ticks` (where known).
+fn resources_used(m: &Meter, user: f64, sys: f64, secs: f64) -> (CpuUsage, Option<f64>) {
+    if let [Some((t0, r0)), Some((t1, r1))] = *m.resources.lock().unwrap() {
+        let span = t1.saturating_sub(t0).max(1) as f64;
+        let cpu = r1.cpu_ns.saturating_sub(r0.cpu_ns) as f64;
+        let dev = r1.device_busy_ns.zip(r0.device_busy_ns);
+        let cores_busy = cpu / span;
+        let usage = CpuUsage {
+            user_secs: cores_busy * secs,
+            system_secs: 0.0,
+            cores_busy,
+        };
+        let busy = dev.map(|(b, a)| (b.saturating_sub(a) as f64 / span).min(1.0));
+        return (usage, busy);
+    }
+    let usage = CpuUsage {
+        user_secs: user,
+        system_secs: sys,
+        cores_busy: (user + sys) / secs,
+    };
+    let ticks = *m.io_ticks.lock().unwrap();
+    let busy = match ticks {
+        [Some(a), Some(b)] => Some((b.saturating_sub(a) as f64 / 1e3 / secs).min(1.0)),
+        _ => None,
+    };
+    (usage, busy)
 }
 
 /// (user, system) CPU seconds of this process.
@@ -630,6 +700,9 @@ fn worker(
     let mut now = engine.now();
     loop {
         meters.iter().for_each(|m| m.tick(now));
+        if let Some(r) = engine.resources() {
+            meters.iter().for_each(|m| m.note_resources(now, r));
+        }
         let stop = all_done(meters);
         let mut next_ready = u64::MAX;
         if !stop {
@@ -762,7 +835,10 @@ pub fn run_many(
     let t0 = engine::monotonic_ns();
     let meters: Vec<Meter> = parts
         .iter()
-        .map(|(w, _)| Meter::new(cfg, w, t0, lanes))
+        .map(|(w, t)| Meter {
+            device: crate::sysinfo::block_device_of(&t.path),
+            ..Meter::new(cfg, w, t0, lanes)
+        })
         .collect();
     let latencies = Mutex::new(parts.iter().map(|_| Latencies::new()).collect::<Vec<_>>());
     let mut aborted = false;
@@ -1094,6 +1170,7 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
     let (c0, c1) = *m.cpu.lock().unwrap();
     let (c0, c1) = (c0.unwrap_or_default(), c1.unwrap_or_else(cpu_times));
     let (user, sys) = (c1.0 - c0.0, c1.1 - c0.1);
+    let (cpu, device_busy_frac) = resources_used(m, user, sys, secs);
     let ms = m.measure_start.load(Relaxed);
     let warm_bytes = m.warm_bytes();
     Measurement {
@@ -1103,11 +1180,8 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
         duration_secs: secs,
         bytes_transferred: reads.bytes + writes.bytes,
         requests: reads.requests + writes.requests,
-        cpu: CpuUsage {
-            user_secs: user,
-            system_secs: sys,
-            cores_busy: (user + sys) / secs,
-        },
+        cpu,
+        device_busy_frac,
         warmup: WarmupInfo {
             secs: ms.saturating_sub(m.t0) as f64 / 1e9,
             bytes: warm_bytes,

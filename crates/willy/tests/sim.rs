@@ -113,6 +113,20 @@ fn raw_random_reads_match_the_service_time_formula() {
         m.iops,
         rel * 100.0
     );
+    // The resources it reports: one request at a time, so the CPU and
+    // the disk take turns, each busy for its part of every request.
+    let cpu_ms = sim.cpu.request_overhead_ms + 4096.0 / (sim.cpu.memory_mb_per_s * 1e3);
+    let per_request = m.cpu.cores_busy / m.iops * 1e3;
+    assert!(
+        (per_request / cpu_ms - 1.0).abs() < 1e-3,
+        "CPU {per_request} ms, {cpu_ms} ms"
+    );
+    let busy = m.device_busy_frac.expect("the simulator knows its disk");
+    let idle = 1.0 - busy;
+    assert!(
+        (idle / (m.iops * cpu_ms / 1e3) - 1.0).abs() < 0.01,
+        "busy {busy}"
+    );
 }
 
 #[test]

@@ -200,18 +200,7 @@ impl Layered {
 
     /// Requests per ms of `n` generators that go to the disk.
     fn mva(&self, n: usize, cpu_ms: f64, io: &Io) -> f64 {
-        let m = f64::from(self.cpus);
-        let (mut q_cpu, mut q_disk, mut x) = (0.0, 0.0, 0.0);
-        for k in 1..=n {
-            let d = self.disk_ms(io, k);
-            let r_cpu = cpu_ms / m * (1.0 + q_cpu);
-            let r_delay = cpu_ms * (m - 1.0) / m;
-            let r_disk = d * (1.0 + q_disk);
-            x = k as f64 / (r_cpu + r_delay + r_disk);
-            q_cpu = x * r_cpu;
-            q_disk = x * r_disk;
-        }
-        x
+        crate::mva::throughput(n, cpu_ms, f64::from(self.cpus), |k| self.disk_ms(io, k))
     }
 
     /// Disk time per request, ms, with `queued` requests at the disk.

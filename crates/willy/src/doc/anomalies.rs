@@ -14,7 +14,9 @@ use std::collections::BTreeMap;
 /// - 1: the first.
 /// - 2: `scheduler` on samples and `readahead_via`, for raw devices;
 ///   `calibration`, for `--expect model` on a real target.
-pub const ANOMALIES_SCHEMA_VERSION: u32 = 2;
+/// - 3: the measurements' `device_busy_frac`, and on simulated systems
+///   the simulated host's CPU time in `cpu`.
+pub const ANOMALIES_SCHEMA_VERSION: u32 = 3;
 
 /// One dimension of the sampled space.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -172,7 +174,7 @@ pub struct Anomalies {
 impl Document for Anomalies {
     const KIND: &'static str = "willy-anomalies";
     const WHAT: &'static str = "anomalies document";
-    const VERSIONS: &'static [u32] = &[1, ANOMALIES_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, ANOMALIES_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy anomalies`";
     fn check(&self) -> Result<(), DocError> {
         let bad = |msg: String| DocError::Invalid {

@@ -21,7 +21,7 @@ use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 
 /// Version of the profile document this willy writes.
-pub const PROFILE_SCHEMA_VERSION: u32 = 5;
+pub const PROFILE_SCHEMA_VERSION: u32 = 6;
 
 /// Why a profile cannot be used.
 pub type ProfileError = DocError;
@@ -187,6 +187,17 @@ pub struct ProfilePoint {
     /// targets only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background: Option<crate::background::Background>,
+    /// The CPU time the requests used, as cores busy over the measurement
+    /// (1.0 = one core): the simulated host's CPUs on simulated systems,
+    /// willy's own (`getrusage`) on real targets (version 6). With the
+    /// throughput it gives CPU time per request, a resource demand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_cores_busy: Option<f64>,
+    /// The share of the measurement during which the device was busy
+    /// (0..1), where known (version 6; see the run document's
+    /// `device_busy_frac`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_busy_frac: Option<f64>,
 }
 
 /// One performance region and its family of curves.
@@ -225,7 +236,7 @@ pub struct Curves {
 impl Document for Profile {
     const KIND: &'static str = "willy-profile";
     const WHAT: &'static str = "profile";
-    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, PROFILE_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, PROFILE_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy run --scale`";
     fn check(&self) -> Result<(), DocError> {
         self.validate()
@@ -318,6 +329,8 @@ fn focal(u: u64) -> Workload {
 pub fn sample() -> Profile {
     let point = |u| ProfilePoint {
         background: None,
+        cpu_cores_busy: None,
+        device_busy_frac: None,
         workload: focal(u),
         throughput_bytes_per_sec: 1e8,
         ci95_rel: Some(0.03),

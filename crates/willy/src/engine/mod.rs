@@ -83,6 +83,14 @@ pub trait Engine {
         self.now()
     }
 
+    /// What the engine's own host and device have done so far, on its
+    /// clock, where it keeps count itself (the simulator); `None` for real
+    /// engines, whose CPU time and device busy time come from the
+    /// operating system.
+    fn resources(&self) -> Option<Resources> {
+        None
+    }
+
     /// Waits, with nothing in flight, until `t` on the engine's clock.
     fn sleep_until(&mut self, t: u64) {
         let now = self.now();
@@ -90,6 +98,16 @@ pub trait Engine {
             std::thread::sleep(Duration::from_nanos(t - now));
         }
     }
+}
+
+/// Cumulative resource use on an engine's clock (see
+/// [`Engine::resources`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resources {
+    /// CPU time, ns, summed over CPUs.
+    pub cpu_ns: u64,
+    /// Time the device was busy, ns, where known.
+    pub device_busy_ns: Option<u64>,
 }
 
 /// Which engine to use.

@@ -26,7 +26,7 @@
 use super::cache::Cache;
 use super::config::{SimConfig, WritePolicy};
 use super::storage::{ms, transfer_ns, Schedule, Storage, StorageOp};
-use crate::engine::{Completion, Engine, Io};
+use crate::engine::{Completion, Engine, Io, Resources};
 use crate::generator::Op;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -139,6 +139,10 @@ pub struct SimStats {
     /// Virtual time the storage spent serving operations, ns (averaged
     /// over its disks or channels).
     pub storage_busy_ns: u64,
+    /// Virtual time the host's CPUs spent on requests (overhead and
+    /// copies, and Barve's asynchronous reads), ns, summed over the CPUs:
+    /// work handed to a CPU counts when it is handed over.
+    pub cpu_busy_ns: u64,
     /// Virtual time simulated, ns.
     pub elapsed_ns: u64,
 }
@@ -607,6 +611,7 @@ impl SimEngine {
         let (i, free) = self.earliest_cpu();
         let t = free.max(self.now) + job.copy_ns;
         self.cpu_free[i] = t;
+        self.stats.cpu_busy_ns += job.copy_ns;
         self.push(t, Event::CpuDone(id));
     }
 
@@ -757,9 +762,17 @@ impl Engine for SimEngine {
             return t;
         }
         self.cpu_free[i] = t;
+        self.stats.cpu_busy_ns += cost;
         self.prefetching.insert(job, (offset, len as u64));
         self.push(t, Event::Prefetch(job));
         t
+    }
+
+    fn resources(&self) -> Option<Resources> {
+        Some(Resources {
+            cpu_ns: self.stats.cpu_busy_ns,
+            device_busy_ns: Some(self.storage.busy_ns()),
+        })
     }
 
     fn reap(&mut self, deadline: Option<u64>, out: &mut Vec<Completion>) -> std::io::Result<()> {
