@@ -617,18 +617,25 @@ struct Latencies {
     /// When each measured request completed, ns (the first
     /// [`MAX_COMPLETIONS`]): for the rounds of a run on several targets.
     done: Vec<u64>,
+    /// Whether to keep them: only with several workloads at once. One
+    /// workload's would be up to 16 MiB per worker for nothing, and
+    /// under `--cache-limit` willy's own memory shares the cgroup with
+    /// the page cache it measures.
+    keep: bool,
 }
 
 /// Completion times kept per workload and worker (16 MiB of them).
 const MAX_COMPLETIONS: usize = 1 << 21;
 
 impl Latencies {
-    fn new() -> Latencies {
+    /// Latencies of one workload of `workloads` run at once.
+    fn new(workloads: usize) -> Latencies {
         let h = || Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("histogram bounds");
         Latencies {
             read: h(),
             write: h(),
             done: Vec::new(),
+            keep: workloads > 1,
         }
     }
 }
@@ -782,7 +789,7 @@ fn worker(
                     &mut lat.write
                 };
                 h.saturating_record((t - s.t_submit).max(1));
-                if lat.done.len() < MAX_COMPLETIONS {
+                if lat.keep && lat.done.len() < MAX_COMPLETIONS {
                     lat.done.push(t);
                 }
             }
@@ -840,7 +847,12 @@ pub fn run_many(
             ..Meter::new(cfg, w, t0, lanes)
         })
         .collect();
-    let latencies = Mutex::new(parts.iter().map(|_| Latencies::new()).collect::<Vec<_>>());
+    let latencies = Mutex::new(
+        parts
+            .iter()
+            .map(|_| Latencies::new(parts.len()))
+            .collect::<Vec<_>>(),
+    );
     let mut aborted = false;
     let build_err: Mutex<Option<std::io::Error>> = Mutex::new(None);
 
@@ -906,7 +918,10 @@ fn spawn_workers<'s, 'e>(
                     return;
                 }
             };
-            let mut lats: Vec<Latencies> = meters.iter().map(|_| Latencies::new()).collect();
+            let mut lats: Vec<Latencies> = meters
+                .iter()
+                .map(|_| Latencies::new(meters.len()))
+                .collect();
             worker(e.as_mut(), group, meters, g, &mut lats);
             let mut all = latencies.lock().unwrap();
             for (a, l) in all.iter_mut().zip(&lats) {
@@ -1302,7 +1317,10 @@ pub fn run_sim_placed(
         .iter()
         .map(|&k| Meter::new(cfg, &ws[k], engine.now(), 1))
         .collect();
-    let mut lats: Vec<Latencies> = active.iter().map(|_| Latencies::new()).collect();
+    let mut lats: Vec<Latencies> = active
+        .iter()
+        .map(|_| Latencies::new(active.len()))
+        .collect();
     worker(&mut engine, &mut slots, &meters, 0, &mut lats);
     Ok((finish(&meters, &lats, cfg)?, engine.stats()))
 }
