@@ -34,7 +34,7 @@
 //! with the bound and the costs that add.
 
 use crate::predict::{Param, PredictError, Prediction, Predictor};
-use willy::doc::profile::{Probe, Profile};
+use willy::doc::profile::Profile;
 use willy::units::Bytes;
 use willy::workload::Workload;
 
@@ -72,7 +72,7 @@ impl Composed {
     /// Makes `p` ready; the same checks as [`Predictor::new`].
     pub fn new(p: &Profile) -> Result<Composed, PredictError> {
         let whole = prepared(p)?;
-        let cache = read_cache(p);
+        let cache = crate::predict::read_cache(p);
         let mut clean = p.clone();
         if let Some(c) = cache {
             for r in &mut clean.regions {
@@ -281,22 +281,11 @@ fn prepared(p: &Profile) -> Result<Predictor, PredictError> {
         .bounded_by_peak())
 }
 
-/// The largest cache found by the read probe; else the largest of any.
-fn read_cache(p: &Profile) -> Option<f64> {
-    p.caches
-        .iter()
-        .filter(|c| c.probe == Probe::Reads)
-        .map(|c| c.size_bytes)
-        .max()
-        .or_else(|| p.cache_sizes_bytes.iter().copied().max())
-        .map(|b| b as f64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use willy::doc::profile::{sample, CacheFound, Curves, ProfilePoint, ProfileRegion};
+    use willy::doc::profile::{sample, CacheFound, Curves, Probe, ProfilePoint, ProfileRegion};
 
     const GIB: u64 = 1 << 30;
 

@@ -249,15 +249,16 @@ pub struct Predictor {
     /// Whether the write probe found a cache (writes return before the
     /// storage has them).
     writes_cached: bool,
-    /// With the CPUs and the device as two stations in the last region
-    /// (not in Chen's model): the CPU time per request, `a + b·size`
-    /// seconds, fitted to the last region's sizeMean curve, and the CPUs.
-    cpu_demand: Option<CpuDemand>,
-    /// CPU time per request as measured, where the profile has it: the
-    /// fit of [`Predictor::cpu_demand`], before it is turned on.
+    /// Whether the CPUs and the device are two stations in the last
+    /// region (not in Chen's model; [`Predictor::overlapping_in_last_region`]).
+    overlapping: bool,
+    /// The CPU time per request the profile measured, `a + b·size`
+    /// seconds fitted to the last region's sizeMean curve, and the CPUs;
+    /// `None` without CPU times.
     cpu_measured: Option<CpuDemand>,
-    /// The largest cache the profile found, bytes (0 without one).
-    largest_cache: f64,
+    /// The cache whose shares the `willy` model composes
+    /// ([`read_cache`]), bytes; 0 without one.
+    share_cache: f64,
 }
 
 /// CPU time per request, `fixed + per_byte·size` seconds, on `cores` CPUs.
@@ -415,9 +416,9 @@ impl Predictor {
             interleaved_cpu: Vec::new(),
             apart: false,
             writes_cached: p.caches.iter().any(|c| c.probe == Probe::Writes),
-            cpu_demand: None,
+            overlapping: false,
             cpu_measured: CpuDemand::of_last_region(p),
-            largest_cache: largest_cache(p),
+            share_cache: read_cache(p).unwrap_or(0.0),
         })
     }
 
@@ -456,7 +457,7 @@ impl Predictor {
             self.interleaved = (0..=most)
                 .map(|n| Self::interleaving(r, f64::from(n.max(1)), 1.0))
                 .collect();
-            if self.cpu_demand.is_some() {
+            if self.cpu().is_some() {
                 self.interleaved_cpu = (0..=most)
                     .map(|n| {
                         let n = n.max(1);
@@ -477,10 +478,10 @@ impl Predictor {
     /// value analysis ([`overlap_gain`]) gives there, and a workload's
     /// own gain multiplies what remains; its device demand is its time
     /// per request with one generator less its CPU time. Only where no
-    /// generator's share fits the largest cache (else the shares decide,
+    /// generator's share fits the read cache (else the shares decide,
     /// see the `willy` model).
     pub fn overlapping_in_last_region(mut self) -> Predictor {
-        self.cpu_demand = self.cpu_measured;
+        self.overlapping = true;
         if !self.interleaved.is_empty() {
             self = self.interleaved_in_last_region();
         }
@@ -491,6 +492,11 @@ impl Predictor {
     /// (a line in the request size), if it did.
     pub fn measured_cpu_demand(&self) -> Option<CpuDemand> {
         self.cpu_measured
+    }
+
+    /// The CPU time per request where the CPUs and the device overlap.
+    fn cpu(&self) -> Option<CpuDemand> {
+        self.cpu_measured.filter(|_| self.overlapping)
     }
 
     /// For `w` in region `r` (`last` or not): the share of its
@@ -519,19 +525,19 @@ impl Predictor {
     /// Whether [`Predictor::overlapping_in_last_region`] applies to `w`
     /// in the last region `r`: CPU time measured, one generator at the
     /// focal point, more than one in `w`, and no share of `w` fits the
-    /// largest cache.
+    /// read cache ([`read_cache`]).
     fn overlaps(&self, r: &RegionModel, w: &Workload) -> bool {
         let n = w.process_num;
-        self.cpu_demand.is_some()
+        self.cpu().is_some()
             && r.focal.process_num == 1
             && n > 1
-            && w.unique_bytes.0 as f64 / f64::from(n) > self.largest_cache
+            && w.unique_bytes.0 as f64 / f64::from(n) > self.share_cache
     }
 
     /// [`overlap_gain`] for `n` generators at region `r`'s focal point
     /// (1 without CPU time measured).
     fn focal_overlap(&self, r: &RegionModel, n: u32) -> f64 {
-        let Some(cpu) = self.cpu_demand else {
+        let Some(cpu) = self.cpu() else {
             return 1.0;
         };
         let z = r.focal.effective_size_mean();
@@ -621,7 +627,7 @@ impl Predictor {
 
     /// [`overlap_gain`] for workload `w` (1 without CPU time measured).
     fn workload_overlap(&self, w: &Workload) -> f64 {
-        let Some(cpu) = self.cpu_demand else {
+        let Some(cpu) = self.cpu() else {
             return 1.0;
         };
         let n = w.process_num;
@@ -770,11 +776,15 @@ impl Predictor {
     }
 }
 
-/// The largest cache `p` found, bytes; 0 without one.
-fn largest_cache(p: &Profile) -> f64 {
-    let caches = p.caches.iter().map(|c| c.size_bytes);
-    let sizes = p.cache_sizes_bytes.iter().copied();
-    caches.chain(sizes).max().unwrap_or(0) as f64
+/// The largest cache found by the read probe; else the largest of any.
+pub(crate) fn read_cache(p: &Profile) -> Option<f64> {
+    p.caches
+        .iter()
+        .filter(|c| c.probe == Probe::Reads)
+        .map(|c| c.size_bytes)
+        .max()
+        .or_else(|| p.cache_sizes_bytes.iter().copied().max())
+        .map(|b| b as f64)
 }
 
 #[cfg(test)]

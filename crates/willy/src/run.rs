@@ -388,16 +388,20 @@ impl Meter {
         crate::background::io_ticks_now(self.device?)
     }
 
-    /// Notes the engine's resources `r` at `t` if the measurement has
-    /// started or stopped since they were last noted.
-    fn note_resources(&self, t: u64, r: Resources) {
-        let noted = self.resources_noted.load(Relaxed);
-        let due = match noted {
+    /// Whether the measurement has started or stopped since the
+    /// engine's resources were last noted.
+    fn resources_due(&self) -> bool {
+        match self.resources_noted.load(Relaxed) {
             0 => self.measure_start.load(Acquire) != NOT_YET,
             1 => self.done.load(Acquire),
             _ => false,
-        };
-        if due {
+        }
+    }
+
+    /// Notes the engine's resources `r` at `t`, where they are due.
+    fn note_resources(&self, t: u64, r: Resources) {
+        if self.resources_due() {
+            let noted = self.resources_noted.load(Relaxed);
             self.resources.lock().unwrap()[noted as usize] = Some((t, r));
             self.resources_noted.store(noted + 1, Relaxed);
         }
@@ -707,8 +711,12 @@ fn worker(
     let mut now = engine.now();
     loop {
         meters.iter().for_each(|m| m.tick(now));
-        if let Some(r) = engine.resources() {
-            meters.iter().for_each(|m| m.note_resources(now, r));
+        // Asked of the engine only when a meter has just started or
+        // stopped: twice a measurement, not once a round.
+        if meters.iter().any(Meter::resources_due) {
+            if let Some(r) = engine.resources() {
+                meters.iter().for_each(|m| m.note_resources(now, r));
+            }
         }
         let stop = all_done(meters);
         let mut next_ready = u64::MAX;
