@@ -9,7 +9,7 @@
 //! For each pair, prints every model's median error overall and in each
 //! region (the region of each point as the validation recorded it).
 //! With `--points`, also every last-region workload: measured and each
-//! model's prediction.
+//! model's prediction; with `--all`, every workload.
 use std::process::ExitCode;
 use willy::doc::validation::ValidationReport;
 use willy_predict::profile::Profile;
@@ -19,7 +19,7 @@ fn read(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
 }
 
-fn one(profile: &str, validation: &str, points: bool) -> Result<(), String> {
+fn one(profile: &str, validation: &str, points: bool, all: bool) -> Result<(), String> {
     let p = Profile::from_json(&read(profile)?).map_err(|e| format!("{profile}: {e}"))?;
     let v = ValidationReport::from_json(&read(validation)?)
         .map_err(|e| format!("{validation}: {e}"))?;
@@ -42,10 +42,11 @@ fn one(profile: &str, validation: &str, points: bool) -> Result<(), String> {
     }
     println!("{line}");
     if points {
-        for x in v.points.iter().filter(|x| x.region == last) {
+        for x in v.points.iter().filter(|x| all || x.region == last) {
             let w = &x.workload;
             let mut l = format!(
-                "  U {} size {} read {} seq {} N {}: measured {:.3e}",
+                "  [{}] U {} size {} read {} seq {} N {}: measured {:.3e}",
+                x.region,
                 w.unique_bytes,
                 w.size_mean,
                 w.read_frac,
@@ -65,14 +66,15 @@ fn one(profile: &str, validation: &str, points: bool) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let points = args.iter().any(|a| a == "--points");
-    args.retain(|a| a != "--points");
+    let all = args.iter().any(|a| a == "--all");
+    let points = all || args.iter().any(|a| a == "--points");
+    args.retain(|a| a != "--points" && a != "--all");
     if args.is_empty() || !args.len().is_multiple_of(2) {
-        eprintln!("usage: rescore [--points] PROFILE VALIDATION [PROFILE VALIDATION ...]");
+        eprintln!("usage: rescore [--points|--all] PROFILE VALIDATION [PROFILE VALIDATION ...]");
         return ExitCode::from(2);
     }
     for pair in args.chunks(2) {
-        if let Err(e) = one(&pair[0], &pair[1], points) {
+        if let Err(e) = one(&pair[0], &pair[1], points, all) {
             eprintln!("rescore: {e}");
             return ExitCode::from(2);
         }

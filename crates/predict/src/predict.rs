@@ -150,6 +150,27 @@ impl Curve {
         (g(y0 + (y1 - y0) * (x - x0) / (x1 - x0)), false)
     }
 
+    /// The least-squares slope of time per byte (the inverse of
+    /// throughput) against the parameter's axis.
+    fn time_slope(&self) -> f64 {
+        let n = self.xs.len() as f64;
+        let t: Vec<f64> = self.ys.iter().map(|y| 1.0 / y).collect();
+        let mx = self.xs.iter().sum::<f64>() / n;
+        let mt = t.iter().sum::<f64>() / n;
+        let sxx: f64 = self.xs.iter().map(|x| (x - mx).powi(2)).sum();
+        let sxt: f64 = self
+            .xs
+            .iter()
+            .zip(&t)
+            .map(|(x, t)| (x - mx) * (t - mt))
+            .sum();
+        if sxx > 0.0 {
+            sxt / sxx
+        } else {
+            0.0
+        }
+    }
+
     /// The measured (value, throughput) pairs, by value.
     pub fn points(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
         let log = self.param.log_scale();
@@ -171,6 +192,10 @@ struct RegionModel {
     unique: Option<Curve>,
     /// The most any of its four curves measured.
     peak: f64,
+    /// Whether sequential requests cost less time than random ones: the
+    /// seqFrac curve's time per byte falls with seqFrac (least squares).
+    /// Only then does seqFrac's effect add as a seek saved per request.
+    seeks: bool,
 }
 
 const REGION_PARAMS: [Param; 4] = [
@@ -402,6 +427,7 @@ impl Predictor {
                             .map(|_| curve(Param::UniqueBytes, &c.unique_bytes))
                     })
                     .transpose()?,
+                seeks: curves[2].time_slope() < 0.0,
                 curves,
                 peak,
             });
@@ -426,7 +452,13 @@ impl Predictor {
     /// or a system without a cache's only one) added as time per request
     /// instead of multiplied as throughput: there one device serves every
     /// request, and its costs add (`seek·(1 - seqFrac) + size / rate`).
-    /// Where the sum would not be positive, the product is used.
+    /// Where the sum would not be positive, the product is used. seqFrac
+    /// adds only where sequential requests cost less: where its curve's
+    /// time falls as seqFrac grows, what it saves is a seek, a cost per
+    /// request. Elsewhere (this machine's disk region, whose random
+    /// requests went faster than sequential ones; sim:ssd) its effect is
+    /// not a seek, and subtracting it from a small request's time would
+    /// leave almost nothing.
     pub fn additive_in_last_region(mut self, params: &[Param]) -> Predictor {
         self.additive = params.to_vec();
         self
@@ -736,7 +768,8 @@ impl Predictor {
             if *param == Param::ProcessNum {
                 procs_ratio = ratio;
             }
-            if last && self.additive.contains(param) {
+            let adds = *param != Param::SeqFrac || r.seeks;
+            if last && self.additive.contains(param) && adds {
                 let zp = if *param == Param::SizeMean {
                     param.of(w)
                 } else {
@@ -813,6 +846,26 @@ mod tests {
             prop_assert!(overlap_gain(dc, dd, n + 1, c) >= g - 1e-12);
             // Without CPU time there is nothing to overlap.
             prop_assert!((overlap_gain(0.0, dd, n, c) - 1.0).abs() < 1e-12);
+        }
+
+        /// A seqFrac curve whose throughput rises with seqFrac has a
+        /// falling time per byte, and the opposite; its slope is that of
+        /// time per byte when time is a line in seqFrac.
+        #[test]
+        fn time_slope_follows_time_per_byte(
+            t0 in 1e-9f64..1e-6,
+            rel in -0.9f64..9.0,
+            n in 2usize..12,
+        ) {
+            let t = |x: f64| t0 * (1.0 + rel * x);
+            let pts = (0..n).map(|i| {
+                let x = i as f64 / (n - 1) as f64;
+                (x, 1.0 / t(x))
+            });
+            let c = Curve::new(Param::SeqFrac, pts.collect());
+            let slope = c.time_slope();
+            prop_assert!((slope - t0 * rel).abs() <= 1e-9 * t0 * (1.0 + rel.abs()));
+            prop_assert_eq!(slope < 0.0, rel < 0.0);
         }
 
         /// The fit recovers a line through its points, and never gives a
