@@ -46,9 +46,21 @@ pub fn spread(w: &Workload, targets: usize) -> Result<Vec<Workload>, Error> {
 /// window (all of them loaded throughout); the total's duration is the
 /// longest, its confidence the widest of theirs. Latency: the mean over
 /// all requests; the percentiles and maximum the largest of the targets'
-/// (an upper bound on the total's).
+/// (an upper bound on the total's). CPU time is the whole process's (or
+/// the simulated host's) in every target's window, so the total takes the
+/// longest window's; the device's busy share is the mean of the targets'
+/// devices' (one device shared gives its own), absent if any is unknown.
 pub fn total(ms: &[Measurement]) -> Measurement {
     let first = ms[0].clone();
+    let longest = ms
+        .iter()
+        .max_by(|a, b| a.duration_secs.total_cmp(&b.duration_secs))
+        .unwrap_or(&first);
+    let device_busy_frac = ms
+        .iter()
+        .map(|m| m.device_busy_frac)
+        .sum::<Option<f64>>()
+        .map(|b| b / ms.len() as f64);
     let dir = |f: fn(&Measurement) -> &DirectionStats| {
         let reqs: u64 = ms.iter().map(|m| f(m).requests).sum();
         let lat = ms
@@ -107,6 +119,8 @@ pub fn total(ms: &[Measurement]) -> Measurement {
         },
         reads,
         writes,
+        cpu: longest.cpu.clone(),
+        device_busy_frac,
         completions: Default::default(),
         ..first
     }
@@ -231,6 +245,28 @@ fn measure_bus(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The total's CPU time is the longest window's (the whole
+    /// process's), its device busy share the targets' devices' mean.
+    #[test]
+    fn the_totals_resources_are_the_runs() {
+        let m = |secs: f64, cores: f64, busy: Option<f64>| Measurement {
+            duration_secs: secs,
+            cpu: crate::report::CpuUsage {
+                user_secs: cores * secs,
+                system_secs: 0.0,
+                cores_busy: cores,
+            },
+            device_busy_frac: busy,
+            ..Default::default()
+        };
+        let t = total(&[m(1.0, 0.5, Some(0.2)), m(2.0, 0.7, Some(0.6))]);
+        assert_eq!(t.cpu.cores_busy, 0.7);
+        assert!((t.device_busy_frac.unwrap() - 0.4).abs() < 1e-12);
+        assert_eq!(t.duration_secs, 2.0);
+        let t = total(&[m(1.0, 0.5, Some(0.2)), m(1.0, 0.5, None)]);
+        assert_eq!(t.device_busy_frac, None);
+    }
 
     proptest! {
         /// Spreading keeps every generator's share and the total.

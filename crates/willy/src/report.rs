@@ -104,7 +104,7 @@ pub struct FioComparison {
 
 /// What the core loop measured: everything of a [`RunReport`] that a run
 /// knows, whatever its target.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Measurement {
     /// Combined throughput over the measurement, in bytes per second.
     pub throughput_bytes_per_sec: f64,
