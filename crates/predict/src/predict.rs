@@ -150,9 +150,10 @@ impl Curve {
         (g(y0 + (y1 - y0) * (x - x0) / (x1 - x0)), false)
     }
 
-    /// The least-squares slope of time per byte (the inverse of
-    /// throughput) against the parameter's axis.
-    fn time_slope(&self) -> f64 {
+    /// The least-squares line of time per byte (the inverse of
+    /// throughput) against the parameter's axis: its value at 0 and its
+    /// slope.
+    fn time_line(&self) -> (f64, f64) {
         let n = self.xs.len() as f64;
         let t: Vec<f64> = self.ys.iter().map(|y| 1.0 / y).collect();
         let mx = self.xs.iter().sum::<f64>() / n;
@@ -164,11 +165,17 @@ impl Curve {
             .zip(&t)
             .map(|(x, t)| (x - mx) * (t - mt))
             .sum();
-        if sxx > 0.0 {
-            sxt / sxx
-        } else {
-            0.0
-        }
+        let slope = if sxx > 0.0 { sxt / sxx } else { 0.0 };
+        (mt - slope * mx, slope)
+    }
+
+    /// Whether this seqFrac curve shows seeks: on the least-squares line
+    /// of its time per byte, all-random requests take at least
+    /// [`SEQUENTIAL_WORTH`] times as long as all-sequential ones.
+    fn saves_seeks(&self) -> bool {
+        let (t0, slope) = self.time_line();
+        let t1 = t0 + slope;
+        t1 > 0.0 && t0 >= SEQUENTIAL_WORTH * t1
     }
 
     /// The measured (value, throughput) pairs, by value.
@@ -192,8 +199,7 @@ struct RegionModel {
     unique: Option<Curve>,
     /// The most any of its four curves measured.
     peak: f64,
-    /// Whether sequential requests cost less time than random ones: the
-    /// seqFrac curve's time per byte falls with seqFrac (least squares).
+    /// Whether its seqFrac curve shows seeks ([`Curve::saves_seeks`]).
     /// Only then does seqFrac's effect add as a seek saved per request.
     seeks: bool,
 }
@@ -427,7 +433,7 @@ impl Predictor {
                             .map(|_| curve(Param::UniqueBytes, &c.unique_bytes))
                     })
                     .transpose()?,
-                seeks: curves[2].time_slope() < 0.0,
+                seeks: curves[2].saves_seeks(),
                 curves,
                 peak,
             });
@@ -848,11 +854,11 @@ mod tests {
             prop_assert!((overlap_gain(0.0, dd, n, c) - 1.0).abs() < 1e-12);
         }
 
-        /// A seqFrac curve whose throughput rises with seqFrac has a
-        /// falling time per byte, and the opposite; its slope is that of
-        /// time per byte when time is a line in seqFrac.
+        /// The line through a curve's time per byte is found again when
+        /// time is a line in seqFrac, and the curve shows seeks exactly
+        /// when random requests take at least 1.25 times as long.
         #[test]
-        fn time_slope_follows_time_per_byte(
+        fn seeks_are_read_off_the_time_line(
             t0 in 1e-9f64..1e-6,
             rel in -0.9f64..9.0,
             n in 2usize..12,
@@ -863,9 +869,13 @@ mod tests {
                 (x, 1.0 / t(x))
             });
             let c = Curve::new(Param::SeqFrac, pts.collect());
-            let slope = c.time_slope();
+            let (at0, slope) = c.time_line();
+            prop_assert!((at0 - t0).abs() <= 1e-9 * t0);
             prop_assert!((slope - t0 * rel).abs() <= 1e-9 * t0 * (1.0 + rel.abs()));
-            prop_assert_eq!(slope < 0.0, rel < 0.0);
+            let ratio = 1.0 / (1.0 + rel);
+            if (ratio - SEQUENTIAL_WORTH).abs() > 1e-6 {
+                prop_assert_eq!(c.saves_seeks(), ratio >= SEQUENTIAL_WORTH);
+            }
         }
 
         /// The fit recovers a line through its points, and never gives a
