@@ -117,7 +117,7 @@ impl Composed {
         if n <= 1 || u <= c {
             return whole;
         }
-        let tp = self.shares(w, c);
+        let tp = self.shares(w, c, whole.predicted_throughput_bytes_per_sec);
         Prediction {
             region: whole.region,
             extrapolated: whole.extrapolated,
@@ -137,21 +137,19 @@ impl Composed {
     }
 
     /// Throughput of `w`'s generators over shares of a cache of `c` bytes
-    /// (see the module documentation): `chen`'s where no share fits or the
-    /// classes mix, else the classes' sum bounded by the bottleneck.
-    fn shares(&self, w: &Workload, c: f64) -> f64 {
+    /// (see the module documentation): `whole` (`chen`'s) where no share
+    /// fits or the classes mix, else the classes' sum bounded by the
+    /// bottleneck.
+    fn shares(&self, w: &Workload, c: f64, whole: f64) -> f64 {
         let n = f64::from(w.process_num);
         let s = w.unique_bytes.0 as f64 / n;
-        let k = (c / s).floor().min(n);
-        let whole = || self.whole.predict(w).predicted_throughput_bytes_per_sec;
-        if k < 1.0 {
-            return whole();
+        if (c / s).floor() < 1.0 {
+            return whole;
         }
-        let (hc, sum) = self.classes(w, c);
+        let (hc, sum, cap) = self.classes(w, c);
         if hc < SEPARATE {
-            return whole();
+            return whole;
         }
-        let cap = self.with(w, (c / 2.0).min(k * s), n, w.read_frac);
         sum.min(cap)
     }
 
@@ -159,8 +157,9 @@ impl Composed {
     /// least one of whose shares fits: the cached class's hit ratio and
     /// the classes' throughputs summed, solved to a fixed point (Che's
     /// approximation of LRU for the hit ratios, each class's rate from its
-    /// time per request).
-    fn classes(&self, w: &Workload, c: f64) -> (f64, f64) {
+    /// time per request); and what all `N` generators reach with
+    /// everything cached, the bound of the sum.
+    fn classes(&self, w: &Workload, c: f64) -> (f64, f64, f64) {
         let n = f64::from(w.process_num);
         let u = w.unique_bytes.0 as f64;
         let z = w.effective_size_mean();
@@ -174,29 +173,29 @@ impl Composed {
         let h_u = (c / u).min(1.0);
         let procs = w.process_num as usize;
         let mut t_hit = Memo::new(procs, |m| m * z / self.with(w, cached_u, m, rf));
-        let mut t_miss = Memo::new(procs, |m| {
-            let mix = m * z / self.with(w, u, m, rf);
-            let hit = m * z / self.with(w, cached_u, m, rf);
+        let mut t_mix = Memo::new(procs, |m| m * z / self.with(w, u, m, rf));
+        let mut t_miss = |m: f64, t_hit: &mut Memo<_>| {
+            let (mix, hit) = (t_mix.at(m), t_hit.at(m));
             if h_u >= 1.0 || mix <= hit {
                 mix
             } else {
                 (mix - h_u * hit) / (1.0 - h_u)
             }
-        });
+        };
         let (mut hc, mut hu) = (1.0f64, ((c - k * s) / ((n - k) * s)).clamp(0.0, 1.0));
         // Generators busy copying and waiting for the storage: each
         // class's share of its time in each, summed.
         let (mut busy_hit, mut busy_miss) = (k, n - k);
-        let (mut xc, mut xu) = (0.0, 0.0);
+        let (mut xc, mut xu, mut t) = (0.0, 0.0, 0.0);
         for _ in 0..50 {
-            let (th, tm) = (t_hit.at(busy_hit), t_miss.at(busy_miss));
+            let (th, tm) = (t_hit.at(busy_hit), t_miss(busy_miss, &mut t_hit));
             let time = |h: f64| h * th + (1.0 - h) * tm;
             let (tc, tu) = (time(hc), time(hu));
             xc = z / tc;
             xu = z / tu;
             busy_hit = k * hc * th / tc + (n - k) * hu * th / tu;
             busy_miss = n - busy_hit;
-            let t = che(c, &[(k, s, xc), (n - k, s, xu)]);
+            t = che(c, &[(k, s, xc), (n - k, s, xu)], t);
             let (nc, nu) = (1.0 - (-xc * t / s).exp(), 1.0 - (-xu * t / s).exp());
             let done = (nc - hc).abs() < 1e-4 && (nu - hu).abs() < 1e-4;
             (hc, hu) = (0.5 * (hc + nc), 0.5 * (hu + nu));
@@ -204,7 +203,7 @@ impl Composed {
                 break;
             }
         }
-        (hc, k * xc + (n - k) * xu)
+        (hc, k * xc + (n - k) * xu, n * z / t_hit.at(n))
     }
 }
 
@@ -233,8 +232,9 @@ impl<F: Fn(f64) -> f64> Memo<F> {
 
 /// Che's characteristic time of an LRU cache of `c` bytes, for classes of
 /// (count, bytes each, bytes per second each) accessed uniformly: the `t`
-/// with `Σ count·bytes·(1 - exp(-rate·t / bytes)) = c`.
-fn che(c: f64, classes: &[(f64, f64, f64)]) -> f64 {
+/// with `Σ count·bytes·(1 - exp(-rate·t / bytes)) = c`, by Newton's
+/// method from `from` (0, or an earlier solution near this one).
+fn che(c: f64, classes: &[(f64, f64, f64)], from: f64) -> f64 {
     let filled = |t: f64| -> f64 {
         classes
             .iter()
@@ -245,15 +245,20 @@ fn che(c: f64, classes: &[(f64, f64, f64)]) -> f64 {
     if total <= c {
         return f64::INFINITY;
     }
-    // Newton's method from t = 0: `filled` is increasing and concave, so
-    // the iterates rise to the root without passing it.
+    // Newton's method: `filled` is increasing and concave, so from below
+    // the root the iterates rise to it without passing it, and from above
+    // the first step lands below it.
     let slope = |t: f64| -> f64 {
         classes
             .iter()
             .map(|&(m, b, x)| m * x * (-x * t / b).exp())
             .sum()
     };
-    let mut t = 0.0f64;
+    let mut t = if from.is_finite() { from.max(0.0) } else { 0.0 };
+    if c - filled(t) < 0.0 {
+        let next = t + (c - filled(t)) / slope(t);
+        t = if next.is_finite() { next.max(0.0) } else { 0.0 };
+    }
     for _ in 0..200 {
         let (gap, d) = (c - filled(t), slope(t));
         if gap <= 1e-12 * c || d <= 0.0 {
@@ -414,7 +419,7 @@ mod tests {
             "willy {willy}"
         );
         // Without the bound the classes would add up to more.
-        let (hc, sum) = m.classes(&w, GIB as f64);
+        let (hc, sum, _) = m.classes(&w, GIB as f64);
         assert!(hc >= SEPARATE && sum > 2e9 * 1.001, "{hc} {sum}");
     }
 
@@ -593,13 +598,13 @@ mod tests {
         ) {
             let classes = [(m, b, x), (m2, b, x2)];
             let total = (m + m2) * b;
-            let t = che(c, &classes);
+            let t = che(c, &classes, 0.0);
             if total <= c {
                 prop_assert!(t.is_infinite());
             } else {
                 let filled: f64 = classes.iter().map(|&(k, s, r)| k * s * (1.0 - (-r * t / s).exp())).sum();
                 prop_assert!((filled - c).abs() <= 1e-6 * c, "{filled} vs {c}");
-                let t = che(c, &[(m, b, x), (m2, b, x)]);
+                let t = che(c, &[(m, b, x), (m2, b, x)], 0.0);
                 let h = 1.0 - (-x * t / b).exp();
                 prop_assert!((h - c / total).abs() < 1e-6, "{h} vs {}", c / total);
             }
