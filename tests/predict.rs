@@ -82,7 +82,32 @@ fn validated(preset: &str, bound: f64, n: usize, extra: &[&str]) -> serde_json::
     assert!(rep < 0.2, "{preset}: repeatability {rep}");
     assert_eq!(v["error_by_param"].as_array().unwrap().len(), 5);
     both_models_side_by_side(preset, &v);
+    drift_is_each_focal_point_again(preset, &v);
     v
+}
+
+/// Each region's focal point measured again before the workloads, its
+/// change from the profile's measurement stated; a simulator does not
+/// drift, so within the stopping rule's noise.
+fn drift_is_each_focal_point_again(preset: &str, v: &serde_json::Value) {
+    let p = json(&profile(preset));
+    let regions = p["regions"].as_array().unwrap();
+    let drift = v["drift"].as_array().unwrap();
+    assert_eq!(drift.len(), regions.len(), "{preset}: {drift:?}");
+    for (d, r) in drift.iter().zip(regions) {
+        assert_eq!(d["workload"], r["focal"], "{preset}");
+        let (then, now) = (
+            d["profile_bytes_per_sec"].as_f64().unwrap(),
+            d["measured_bytes_per_sec"].as_f64().unwrap(),
+        );
+        let change = d["change"].as_f64().unwrap();
+        assert!((change - (now / then - 1.0)).abs() < 1e-12, "{preset}: {d}");
+        eprintln!("{preset} drift region {}: {change:+.4}", d["region"]);
+        assert!(
+            change.abs() < 0.05,
+            "{preset}: a simulator drifted {change}"
+        );
+    }
 }
 
 /// The contract of issue 13: the selected model (`chen` by default) in
@@ -92,7 +117,7 @@ fn validated(preset: &str, bound: f64, n: usize, extra: &[&str]) -> serde_json::
 /// 0.1 percentage point).
 fn both_models_side_by_side(preset: &str, v: &serde_json::Value) {
     assert_eq!(v["model"], "chen");
-    assert_eq!(v["schema_version"], 3);
+    assert_eq!(v["schema_version"], 4);
     let points = v["points"].as_array().unwrap();
     for p in points {
         let by = &p["error_by_model"];
@@ -217,6 +242,52 @@ fn willy_composes_per_process_shares_on_hdd() {
             "{n}: willy {willy_} vs {measured}"
         );
         assert!(measured / chen > 10.0, "{n}: chen {chen} vs {measured}");
+    }
+    a_slower_system_shows_as_drift(&d, &p);
+}
+
+/// The profile of `sim:hdd-64m` validated on the same system with its
+/// memory copying and its disk's media both at half speed (region 0
+/// measured 36% slower, region 1, where seeks take most of the time, 15%): `willy
+/// validate` measures each region's focal point again first and states
+/// how much slower it now is (on the unchanged system it is 0,
+/// `drift_is_each_focal_point_again`).
+fn a_slower_system_shows_as_drift(d: &Dir, p: &std::path::Path) {
+    let mut sys: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{}/examples/sim/hdd-64m.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    sys["name"] = "hdd-64m-slower".into();
+    sys["cpu"]["memory_mb_per_s"] = 2500.0.into();
+    sys["storage"]["disk"]["media_mb_per_s"] = 100.0.into();
+    let slower = d.join("slower.json");
+    std::fs::write(&slower, sys.to_string()).unwrap();
+    let out = d.join("v-slower.json");
+    let o = run_ok(
+        willy()
+            .args(["validate", "--samples", "2", "--profile"])
+            .arg(p)
+            .arg("--target")
+            .arg(format!("sim:{}", slower.display()))
+            .args(GIB_PRESET)
+            .arg("--json")
+            .arg(&out),
+    );
+    assert!(
+        stdout(&o).contains("drift             region 0 -"),
+        "{}",
+        stdout(&o)
+    );
+    let drift = json(&out)["drift"].as_array().unwrap().clone();
+    assert_eq!(drift.len(), json(p)["regions"].as_array().unwrap().len());
+    for x in &drift {
+        let change = x["change"].as_f64().unwrap();
+        eprintln!("slower: region {} {change:+.3}", x["region"]);
+        assert!(change < -0.1, "region {}: {change}", x["region"]);
     }
 }
 

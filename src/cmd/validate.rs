@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use willy::checkpoint::{path_beside, Checkpoint, Setting};
 use willy::doc::profile::Profile;
-use willy::doc::validation::ValidationReport;
+use willy::doc::validation::{DriftPoint, ValidationReport};
 use willy::engine::EngineKind;
 use willy::run::RunConfig;
 use willy::testbed::{TargetArg, Testbed, TestbedOptions};
@@ -287,6 +287,7 @@ fn measure_all(
 ) -> Result<ValidationReport, Error> {
     let block = profile.regions[0].focal.block_size.0;
     let ws = random_workloads(&profile.ranges, args.samples, args.seed, block);
+    let drift = drift(profile, passes, args.seed)?;
     let first = passes.measure(&ws, "workload", args.seed)?;
     let again = passes.measure(&ws, "repeat", args.seed.wrapping_add(1))?;
     let baseline = match args.baseline {
@@ -320,7 +321,39 @@ fn measure_all(
         })
         .collect();
     let levels = baseline.as_ref().map(|(_, n, l)| (*l, *n));
-    Ok(willy_predict::validate::report(setup, points, levels))
+    Ok(willy_predict::validate::report(
+        setup, points, levels, drift,
+    ))
+}
+
+/// Each region's focal point measured again (it lies on every curve of
+/// its region), against what the profile measured there: how far the
+/// system moved since it was profiled.
+fn drift(profile: &Profile, passes: &mut Passes, seed: u64) -> Result<Vec<DriftPoint>, Error> {
+    let then: Vec<(usize, &Workload, f64)> = profile
+        .regions
+        .iter()
+        .enumerate()
+        .filter_map(|(k, r)| {
+            let mut on_curve = r.curves.size_mean.iter().map(|&i| &profile.points[i]);
+            on_curve
+                .find(|p| p.workload == r.focal)
+                .map(|p| (k, &p.workload, p.throughput_bytes_per_sec))
+        })
+        .collect();
+    let ws: Vec<Workload> = then.iter().map(|&(_, w, _)| w.clone()).collect();
+    let now = passes.measure(&ws, "drift", seed)?;
+    Ok(then
+        .iter()
+        .zip(now)
+        .map(|(&(region, w, before), m)| DriftPoint {
+            region,
+            workload: w.clone(),
+            profile_bytes_per_sec: before,
+            measured_bytes_per_sec: m,
+            change: m / before - 1.0,
+        })
+        .collect())
 }
 
 /// Chen's orthogonal baseline: a grid measured, interpolated.
@@ -380,6 +413,17 @@ fn print_report(report: &ValidationReport) {
         "repeatability     {} (the same workloads measured again, next seed)",
         pct(report.repeatability_error)
     );
+    if !report.drift.is_empty() {
+        let each: Vec<String> = report
+            .drift
+            .iter()
+            .map(|d| format!("region {} {:+.1}%", d.region, d.change * 100.0))
+            .collect();
+        println!(
+            "drift             {} (each region's focal point now against the profile)",
+            each.join(", ")
+        );
+    }
     print_models(report);
     if let Some(b) = &report.baseline {
         println!(

@@ -246,6 +246,17 @@ pub fn html(p: &Profile, figures: &[Figure], validation: Option<&ValidationRepor
             v.points.len(),
             v.repeatability_error * 100.0
         );
+        if !v.drift.is_empty() {
+            let each: Vec<String> = v
+                .drift
+                .iter()
+                .map(|d| format!("region {} {:+.1}%", d.region, d.change * 100.0))
+                .collect();
+            h += &format!(
+                "<li>Since the profile, each region's focal point measured again moved by: {}.</li>\n",
+                each.join(", ")
+            );
+        }
     }
     h += "</ul>\n<h2>Figures</h2>\n";
     for f in figures {
@@ -593,6 +604,50 @@ fn probe_tables(p: &willy::doc::probe::Probe) -> String {
 mod tests {
     use super::*;
     use crate::profile::CacheFound;
+
+    /// A validation's drift (version 4) is a finding of the report; one
+    /// without it (as before version 4) says nothing of it.
+    #[test]
+    fn the_drift_since_the_profile_is_a_finding() {
+        let p = crate::profile::sample();
+        let w = p.regions[0].focal.clone();
+        let point = crate::validate::ValidatedPoint {
+            workload: w.clone(),
+            measured_bytes_per_sec: 100.0,
+            repeat_bytes_per_sec: 101.0,
+            predicted_bytes_per_sec: 110.0,
+            error: 0.1,
+            error_by_model: Default::default(),
+            repeat_error: 0.01,
+            baseline_predicted_bytes_per_sec: None,
+            region: 0,
+            extrapolated: vec![],
+            near_border: false,
+        };
+        let setup = crate::validate::Setup {
+            profile: "p.json".into(),
+            profile_points: p.points.len(),
+            target: "sim:hdd".into(),
+            engine: willy::engine::EngineKind::Psync,
+            direct: false,
+            seed: 1,
+            model: "chen".into(),
+        };
+        let mut v = crate::validate::report(setup, vec![point], None, vec![]);
+        assert!(!html(&p, &[], Some(&v)).contains("moved by"));
+        v.drift = vec![willy::doc::validation::DriftPoint {
+            region: 1,
+            workload: w,
+            profile_bytes_per_sec: 100.0,
+            measured_bytes_per_sec: 80.0,
+            change: -0.2,
+        }];
+        let h = html(&p, &[], Some(&v));
+        assert!(
+            h.contains("measured again moved by: region 1 -20.0%."),
+            "{h}"
+        );
+    }
 
     #[test]
     fn a_cache_within_the_cpu_cache_is_flagged() {

@@ -18,8 +18,8 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::BTreeMap;
 pub use willy::doc::validation::{
-    BaselineResult, Bin, CdfPoint, ParamErrors, RegionErrors, ValidatedPoint, ValidationReport,
-    VALIDATION_SCHEMA_VERSION,
+    BaselineResult, Bin, CdfPoint, DriftPoint, ParamErrors, RegionErrors, ValidatedPoint,
+    ValidationReport, VALIDATION_SCHEMA_VERSION,
 };
 use willy::engine::EngineKind;
 use willy::units::Bytes;
@@ -370,11 +370,13 @@ pub fn by_region(points: &[ValidatedPoint]) -> Vec<RegionErrors> {
 }
 
 /// The validation document: the statistics of `points`, with the baseline's
-/// (levels, points measured) when one was run.
+/// (levels, points measured) when one was run, and the profile's points
+/// measured again (`drift`).
 pub fn report(
     setup: Setup,
     points: Vec<ValidatedPoint>,
     baseline: Option<([usize; 5], usize)>,
+    drift: Vec<DriftPoint>,
 ) -> ValidationReport {
     let errors: Vec<f64> = points.iter().map(|p| p.error).collect();
     let repeat: Vec<f64> = points.iter().map(|p| p.repeat_error).collect();
@@ -416,6 +418,7 @@ pub fn report(
         median_abs_error: median(&errors),
         median_abs_error_ci90: bootstrap_median_ci(&errors, 0.9, seed),
         repeatability_error: median(&repeat),
+        drift,
         extrapolated: points.iter().filter(|p| !p.extrapolated.is_empty()).count(),
         near_border: border.len(),
         near_border_median_abs_error: (!border.is_empty()).then(|| median(&border)),

@@ -7,7 +7,9 @@
 //! were measured; absent in version 1); 3 adds `model` (the one selected,
 //! whose numbers `predicted_bytes_per_sec`, `error` and the statistics are),
 //! every model's error beside it (`error_by_model`,
-//! `median_abs_error_by_model`) and the errors per region (`regions`).
+//! `median_abs_error_by_model`) and the errors per region (`regions`); 4
+//! adds `drift` (each region's focal point measured again before the
+//! workloads, against the profile's measurement of it).
 
 use super::{DocError, Document};
 use crate::engine::EngineKind;
@@ -16,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version of the validation document this willy writes.
-pub const VALIDATION_SCHEMA_VERSION: u32 = 3;
+pub const VALIDATION_SCHEMA_VERSION: u32 = 4;
 
 /// One point of the error CDF: this fraction of workloads had at most this
 /// error.
@@ -106,6 +108,24 @@ pub struct RegionErrors {
     pub median_abs_error_by_model: BTreeMap<String, f64>,
 }
 
+/// A point of the profile measured again when the validation starts: how
+/// far the system moved since it was profiled. A model is no better than
+/// the profile it reads, so errors of this size are the system's, not the
+/// model's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct DriftPoint {
+    /// The region whose focal point it is.
+    pub region: usize,
+    /// The workload (the focal point).
+    pub workload: Workload,
+    /// What the profile measured, bytes per second.
+    pub profile_bytes_per_sec: f64,
+    /// What the validation measured, bytes per second.
+    pub measured_bytes_per_sec: f64,
+    /// `measured / profile - 1`: -0.2 is 20% slower now.
+    pub change: f64,
+}
+
 /// What `willy validate --json` writes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ValidationReport {
@@ -145,6 +165,10 @@ pub struct ValidationReport {
     /// Median relative difference between two measurements of the same
     /// workloads (Chen Table 5.1, third column).
     pub repeatability_error: f64,
+    /// Each region's focal point measured again before the workloads,
+    /// against the profile (absent before version 4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<DriftPoint>,
     /// Predictions flagged as extrapolated.
     pub extrapolated: usize,
     /// Predictions flagged near a region border.
@@ -164,7 +188,7 @@ pub struct ValidationReport {
 impl Document for ValidationReport {
     const KIND: &'static str = "willy-validation";
     const WHAT: &'static str = "validation";
-    const VERSIONS: &'static [u32] = &[1, 2, VALIDATION_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, VALIDATION_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy validate`";
     fn check(&self) -> Result<(), DocError> {
         if self.points.is_empty() {
