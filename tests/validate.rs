@@ -1,5 +1,6 @@
 //! `willy validate` on real files: every (workload, pass) is saved the
-//! moment it is measured, and a run killed with SIGKILL and resumed with
+//! moment it is measured (the passes: `drift`, each region's focal point;
+//! `workload`; `repeat`), and a run killed with SIGKILL and resumed with
 //! `--resume` measures none of them twice.
 
 use crate::util::*;
@@ -60,7 +61,8 @@ fn validate_killed_and_resumed_measures_no_workload_twice() {
         if let Some((pass, i, how)) = parse(&l) {
             assert_eq!(how, "measured", "{l}");
             first.insert((pass, i));
-            if first.len() == 4 {
+            // Each region's focal point (2), the 3 workloads, a repeat.
+            if first.len() == 6 {
                 break;
             }
         }
@@ -71,15 +73,15 @@ fn validate_killed_and_resumed_measures_no_workload_twice() {
     child.wait().unwrap();
     let ckpt = d.join("v.json.ckpt");
     let saved = std::fs::read_to_string(&ckpt).unwrap().lines().count();
-    assert!(saved >= 4, "{saved} records");
+    assert!(saved >= 6, "{saved} records");
     assert!(!d.join("v.json").exists());
 
     assert_usage_error(&validate_cmd(&d, false).output().unwrap(), "--resume");
     let o = run_ok(&mut validate_cmd(&d, true));
     let lines: Vec<(String, usize, String)> = stderr(&o).lines().filter_map(parse).collect();
     let pairs: BTreeSet<(String, usize)> = lines.iter().map(|(p, i, _)| (p.clone(), *i)).collect();
-    assert_eq!(lines.len(), 6, "each (workload, pass) once: {lines:?}");
-    assert_eq!(pairs.len(), 6, "{lines:?}");
+    assert_eq!(lines.len(), 8, "each (workload, pass) once: {lines:?}");
+    assert_eq!(pairs.len(), 8, "{lines:?}");
     for (pass, i, how) in &lines {
         let was = first.contains(&(pass.clone(), *i));
         // What the killed run reported is resumed, never measured again.
@@ -91,6 +93,11 @@ fn validate_killed_and_resumed_measures_no_workload_twice() {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.join("v.json")).unwrap()).unwrap();
     assert_eq!(v["points"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        v["drift"].as_array().unwrap().len(),
+        2,
+        "the profile's regions"
+    );
     assert_eq!(v["engine"], "uring", "the profile's engine");
     assert_eq!(v["direct"], false, "the profile's O_DIRECT setting");
 }
