@@ -326,16 +326,19 @@ fn measure_all(
     ))
 }
 
-/// Each region's focal point measured again (it lies on every curve of
-/// its region), against what the profile measured there: how far the
-/// system moved since it was profiled.
+/// Each region's focal point measured again, against what the profile
+/// measured there (on whichever of its region's curves holds it: a curve
+/// cut short by the budget may not reach it): how far the system moved
+/// since it was profiled.
 fn drift(profile: &Profile, passes: &mut Passes, seed: u64) -> Result<Vec<DriftPoint>, Error> {
     let then: Vec<(usize, &Workload, f64)> = profile
         .regions
         .iter()
         .enumerate()
         .filter_map(|(k, r)| {
-            let mut on_curve = r.curves.size_mean.iter().map(|&i| &profile.points[i]);
+            let c = &r.curves;
+            let lists = [&c.size_mean, &c.process_num, &c.read_frac, &c.seq_frac];
+            let mut on_curve = lists.into_iter().flatten().map(|&i| &profile.points[i]);
             on_curve
                 .find(|p| p.workload == r.focal)
                 .map(|p| (k, &p.workload, p.throughput_bytes_per_sec))
