@@ -416,16 +416,8 @@ fn print_report(report: &ValidationReport) {
         "repeatability     {} (the same workloads measured again, next seed)",
         pct(report.repeatability_error)
     );
-    if !report.drift.is_empty() {
-        let each: Vec<String> = report
-            .drift
-            .iter()
-            .map(|d| format!("region {} {:+.1}%", d.region, d.change * 100.0))
-            .collect();
-        println!(
-            "drift             {} (each region's focal point now against the profile)",
-            each.join(", ")
-        );
+    if let Some(drift) = report.drift_summary() {
+        println!("drift             {drift} (each region's focal point now against the profile)");
     }
     print_models(report);
     if let Some(b) = &report.baseline {

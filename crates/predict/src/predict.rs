@@ -154,19 +154,16 @@ impl Curve {
     /// throughput) against the parameter's axis: its value at 0 and its
     /// slope.
     fn time_line(&self) -> (f64, f64) {
-        let n = self.xs.len() as f64;
-        let t: Vec<f64> = self.ys.iter().map(|y| 1.0 / y).collect();
-        let mx = self.xs.iter().sum::<f64>() / n;
-        let mt = t.iter().sum::<f64>() / n;
-        let sxx: f64 = self.xs.iter().map(|x| (x - mx).powi(2)).sum();
-        let sxt: f64 = self
+        let pts: Vec<(f64, f64)> = self
             .xs
             .iter()
-            .zip(&t)
-            .map(|(x, t)| (x - mx) * (t - mt))
-            .sum();
-        let slope = if sxx > 0.0 { sxt / sxx } else { 0.0 };
-        (mt - slope * mx, slope)
+            .zip(&self.ys)
+            .map(|(&x, &y)| (x, 1.0 / y))
+            .collect();
+        match least_squares(&pts) {
+            Some((mx, mt, slope)) => (mt - slope * mx, slope),
+            None => (pts.iter().map(|p| p.1).sum::<f64>() / pts.len() as f64, 0.0),
+        }
     }
 
     /// Whether this seqFrac curve shows seeks: on the least-squares line
@@ -308,19 +305,8 @@ impl CpuDemand {
     /// request) pairs, neither coefficient below zero; `None` with fewer
     /// than two sizes.
     pub fn fit(points: &[(f64, f64)], cores: f64) -> Option<CpuDemand> {
-        let n = points.len() as f64;
-        if points.len() < 2 {
-            return None;
-        }
-        let (mx, my) = points
-            .iter()
-            .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x / n, b + y / n));
-        let sxx: f64 = points.iter().map(|&(x, _)| (x - mx).powi(2)).sum();
-        let sxy: f64 = points.iter().map(|&(x, y)| (x - mx) * (y - my)).sum();
-        if sxx <= 0.0 {
-            return None;
-        }
-        let mut per_byte = (sxy / sxx).max(0.0);
+        let (mx, my, slope) = least_squares(points)?;
+        let mut per_byte = slope.max(0.0);
         let mut fixed = my - per_byte * mx;
         if fixed < 0.0 {
             // Through the origin instead.
@@ -813,6 +799,18 @@ impl Predictor {
             ..of_throughput(w, tp)
         }
     }
+}
+
+/// The least-squares line through `points`: the mean of x, the mean of y
+/// and the slope; `None` with fewer than two distinct x.
+fn least_squares(points: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
+    let n = points.len() as f64;
+    let (mx, my) = points
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x / n, b + y / n));
+    let sxx: f64 = points.iter().map(|&(x, _)| (x - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|&(x, y)| (x - mx) * (y - my)).sum();
+    (points.len() >= 2 && sxx > 0.0).then(|| (mx, my, sxy / sxx))
 }
 
 /// The largest cache found by the read probe; else the largest of any.

@@ -246,15 +246,10 @@ pub fn html(p: &Profile, figures: &[Figure], validation: Option<&ValidationRepor
             v.points.len(),
             v.repeatability_error * 100.0
         );
-        if !v.drift.is_empty() {
-            let each: Vec<String> = v
-                .drift
-                .iter()
-                .map(|d| format!("region {} {:+.1}%", d.region, d.change * 100.0))
-                .collect();
+        if let Some(drift) = v.drift_summary() {
             h += &format!(
                 "<li>Since the profile, each region's focal point measured again moved by: {}.</li>\n",
-                each.join(", ")
+                esc(&drift)
             );
         }
     }

@@ -216,6 +216,18 @@ impl ValidationReport {
     pub fn from_json(text: &str) -> Result<ValidationReport, DocError> {
         super::read(text)
     }
+
+    /// The drift of each region as people read it, `region 0 -5.1%,
+    /// region 1 +0.3%`; `None` without any (before version 4).
+    pub fn drift_summary(&self) -> Option<String> {
+        (!self.drift.is_empty()).then(|| {
+            self.drift
+                .iter()
+                .map(|d| format!("region {} {:+.1}%", d.region, d.change * 100.0))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    }
 }
 
 /// The JSON Schema of [`ValidationReport`], pretty-printed.
