@@ -454,6 +454,29 @@ mod tests {
         );
     }
 
+    /// Two CPUs, each copying a request in 0.1 ms plus 1 GB/s, and no
+    /// other limit: the same curves as above at one generator (0.91 GB/s
+    /// at 1 MiB), but each point measured one CPU busy per generator. Two
+    /// generators at 1 MiB copy 1.8 GB/s on both CPUs, twice what any
+    /// curve measured; the bound is what the points could deliver with
+    /// both CPUs busy, and it lets the product stand.
+    #[test]
+    fn the_bound_is_what_every_cpu_could_deliver() {
+        let tp = |w: &Workload| {
+            let z = w.size_mean.0 as f64;
+            f64::from(w.process_num).min(2.0) * z / (1e-4 + z / 1e9)
+        };
+        let p = synthetic_with_cpu(tp, |w| Some(f64::from(w.process_num).min(2.0)));
+        let m = Composed::new(&p).unwrap();
+        let w = Workload::of(64 << 20, 1 << 20, 0.5, 0.5, 2);
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!((willy / tp(&w) - 1.0).abs() < 0.01, "{willy} {}", tp(&w));
+        // Without CPU time the most measured bounds it, at half.
+        let m = Composed::new(&synthetic(tp)).unwrap();
+        let bounded = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!(bounded < 0.55 * tp(&w), "{bounded}");
+    }
+
     /// One disk whose generators take turns: a request costs 5 ms of
     /// positioning unless it continues the one before it on the disk, plus
     /// its transfer at 50 MB/s. With `N` generators only one request in
