@@ -7,9 +7,10 @@
 //!    0.5 (the middle of their range);
 //! 2. sizeMean is measured from one block upwards, doubling, at least to
 //!    1 MiB and on while throughput still improves by [`IMPROVES`]; its focal
-//!    value is the measured size whose throughput is nearest halfway between
-//!    the curve's minimum and maximum. processNum likewise, from 1, doubling,
-//!    up to `max_process_num`.
+//!    value is the measured size where the curve first reaches halfway
+//!    between its minimum and maximum (on a curve that rises and falls,
+//!    the rising side). processNum likewise, from 1, doubling, up to
+//!    `max_process_num`.
 //!    The focal processNum is at most the focal uniqueBytes over the
 //!    region's lower border ([`share_cap`]): each generator works on its
 //!    own share of uniqueBytes, and a share that fits a cache lets that
@@ -394,20 +395,40 @@ impl<E> Points<'_, E> {
         Ok(out)
     }
 
-    /// The value whose throughput is nearest halfway between the curve's
-    /// minimum and maximum.
+    /// The value where the curve first reaches halfway between its
+    /// minimum and maximum throughput ([`first_halfway`]).
     fn halfway<T: Copy>(&self, curve: &[(T, usize)]) -> Option<T> {
         let tps: Vec<f64> = curve.iter().map(|&(_, i)| self.tp(i)).collect();
-        let (lo, hi) = tps
-            .iter()
-            .fold((f64::INFINITY, 0.0f64), |(a, b), &t| (a.min(t), b.max(t)));
-        let mid = (lo + hi) / 2.0;
-        curve
-            .iter()
-            .zip(&tps)
-            .min_by(|a, b| (a.1 - mid).abs().total_cmp(&(b.1 - mid).abs()))
-            .map(|(&(v, _), _)| v)
+        first_halfway(&tps).map(|j| curve[j].0)
     }
+}
+
+/// The index of a curve's focal value, its throughputs `tps` in the order
+/// of the parameter: the value nearest halfway between the curve's minimum
+/// and maximum, among those up to the first on the other side of halfway
+/// from the first value. On a curve that rises and falls again, the rising
+/// side: on this machine's cache region, with four generators, sizeMean
+/// rose from 3.2 to 10.9 GB/s by 64 KiB and fell back to 7.1 GB/s at
+/// 4 MiB, where the copies' buffers outgrow the CPU caches and the
+/// generators share memory's bandwidth. The value nearest halfway anywhere
+/// was 4 MiB, far from where sizeMean does its work, and a focal point
+/// there multiplied that one size's processNum curve into every other
+/// size's prediction (docs/PERFORMANCE.md). On a monotone curve, the
+/// nearest anywhere. `None` when empty.
+fn first_halfway(tps: &[f64]) -> Option<usize> {
+    let (lo, hi) = tps
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &t| {
+            (a.min(t), b.max(t))
+        });
+    let mid = (lo + hi) / 2.0;
+    let above = |t: f64| t >= mid;
+    let first = above(*tps.first()?);
+    let end = tps
+        .iter()
+        .position(|&t| above(t) != first)
+        .map_or(tps.len(), |j| j + 1);
+    (0..end).min_by(|&a, &b| (tps[a] - mid).abs().total_cmp(&(tps[b] - mid).abs()))
 }
 
 impl<E> Points<'_, E> {
@@ -944,4 +965,58 @@ pub fn throughputs(s: &Scaled, idx: &[usize]) -> Vec<f64> {
     idx.iter()
         .map(|&i| s.points[i].throughput_bytes_per_sec)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_halfway;
+    use proptest::prelude::*;
+
+    #[test]
+    fn the_focal_value_is_on_the_rising_side() {
+        // This machine's cache region, four generators, sizeMean 4 KiB to
+        // 4 MiB (docs/runs/2026-11-24b): halfway is 7.04 GB/s; 4 MiB is
+        // nearest it anywhere, 16 KiB on the rise.
+        let sizes = [3212.0, 7695.0, 10649.0, 10862.0, 10249.0, 7113.0];
+        assert_eq!(first_halfway(&sizes), Some(1));
+        // Before the crossing, the nearest of the values so far.
+        assert_eq!(first_halfway(&[1.0, 4.0, 2.0, 10.0]), Some(1));
+        // A falling curve, and a flat one.
+        assert_eq!(first_halfway(&[9.0, 8.0, 5.0, 1.0]), Some(2));
+        assert_eq!(first_halfway(&[3.0, 3.0]), Some(0));
+        assert_eq!(first_halfway(&[]), None);
+    }
+
+    proptest! {
+        #[test]
+        fn on_a_monotone_curve_it_is_the_value_nearest_halfway(
+            mut tps in prop::collection::vec(1.0f64..1e10, 1..12),
+            falling in any::<bool>(),
+        ) {
+            tps.sort_by(f64::total_cmp);
+            if falling {
+                tps.reverse();
+            }
+            let lo = tps.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = tps.iter().copied().fold(0.0, f64::max);
+            let mid = (lo + hi) / 2.0;
+            let j = first_halfway(&tps).unwrap();
+            for t in &tps {
+                prop_assert!((tps[j] - mid).abs() <= (t - mid).abs());
+            }
+        }
+
+        #[test]
+        fn no_value_before_it_crosses_halfway(
+            tps in prop::collection::vec(1.0f64..1e10, 1..12),
+        ) {
+            let lo = tps.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = tps.iter().copied().fold(0.0, f64::max);
+            let mid = (lo + hi) / 2.0;
+            let j = first_halfway(&tps).unwrap();
+            let side = |t: f64| t >= mid;
+            // Every value before the chosen one is on the first value's side.
+            prop_assert!(tps[..j].iter().all(|&t| side(t) == side(tps[0])));
+        }
+    }
 }
