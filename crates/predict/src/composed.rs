@@ -18,9 +18,10 @@
 //! - **The shared bottleneck.** The sum is bounded by what all `N`
 //!   generators reach with everything cached (the bottleneck law: the CPUs
 //!   copying memory serve both classes). And in every region but the last,
-//!   no prediction goes beyond the most that region's curves measured:
-//!   there one resource gives both sizeMean's and processNum's gains, and
-//!   their product would count it twice ([`Predictor::bounded_by_peak`]).
+//!   no prediction goes beyond what that region's curves' points could
+//!   deliver with every CPU busy: there one resource gives both sizeMean's
+//!   and processNum's gains, and their product would count it twice
+//!   ([`Predictor::bounded_by_peak`]).
 //! - **Costs that add.** In the last region, sizeMean's and seqFrac's
 //!   effects add as time per request ([`Predictor::additive_in_last_region`]).
 //! - **Curves kept clean of it.** A processNum curve measured beyond the
@@ -283,7 +284,8 @@ fn prepared(p: &Profile) -> Result<Predictor, PredictError> {
         .overlapping_in_last_region()
         .interleaved_in_last_region()
         .mixed_where_served_apart()
-        .bounded_by_peak())
+        .bounded_by_peak()
+        .no_faster_than_the_region_before())
 }
 
 #[cfg(test)]
@@ -475,6 +477,39 @@ mod tests {
         let m = Composed::new(&synthetic(tp)).unwrap();
         let bounded = m.predict(&w).predicted_throughput_bytes_per_sec;
         assert!(bounded < 0.55 * tp(&w), "{bounded}");
+    }
+
+    /// Two CPUs copy 1 GB/s each; beyond the 1 GiB cache a disk reads at
+    /// 200 MB/s per generator while writes go to a write-back cache at
+    /// 2 GB/s, and the CPUs still bound it all. The disk region's
+    /// processNum curve (5.5x by 8 generators) and readFrac curve (2.75x
+    /// for writes) each reach the CPUs' limit; their product predicts
+    /// 5.5 GB/s for 8 generators writing, twice what two CPUs copy. The
+    /// cache region's curves at its focal uniqueBytes give 2 GB/s, and
+    /// more unique bytes never make a workload faster.
+    #[test]
+    fn no_region_is_faster_than_the_one_before() {
+        let tp = |w: &Workload| {
+            let n = f64::from(w.process_num);
+            let cpus = n.min(2.0) * 1e9;
+            if w.unique_bytes.0 <= GIB {
+                return cpus;
+            }
+            let rf = w.read_frac;
+            cpus.min(n / (rf / 200e6 + (1.0 - rf) / 2e9))
+        };
+        let p = synthetic(tp);
+        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        // Shares of 1.5 GiB: none fits the cache.
+        let w = Workload::of(12 * GIB, 64 << 10, 0.0, 0.5, 8);
+        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!(chen > 2.5 * tp(&w), "chen {chen}");
+        assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
+        // Where the disk region's own product stays below it, it stands.
+        let w = Workload::of(12 * GIB, 64 << 10, 1.0, 0.5, 2);
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
     }
 
     /// One disk whose generators take turns: a request costs 5 ms of
