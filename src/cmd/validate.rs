@@ -336,8 +336,7 @@ fn drift(profile: &Profile, passes: &mut Passes, seed: u64) -> Result<Vec<DriftP
         .iter()
         .enumerate()
         .filter_map(|(k, r)| {
-            let c = &r.curves;
-            let lists = [&c.size_mean, &c.process_num, &c.read_frac, &c.seq_frac];
+            let lists = r.curves.through_focal();
             let mut on_curve = lists.into_iter().flatten().map(|&i| &profile.points[i]);
             on_curve
                 .find(|p| p.workload == r.focal)

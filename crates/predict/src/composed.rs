@@ -34,7 +34,7 @@
 //! the profile's own curves (whose processNum curve measured the mixing),
 //! with the bound and the costs that add.
 
-use crate::predict::{Param, PredictError, Prediction, Predictor};
+use crate::predict::{Param, PredictError, Prediction, Predictor, WithThroughput};
 use willy::doc::profile::Profile;
 use willy::units::Bytes;
 use willy::workload::Workload;
@@ -119,12 +119,7 @@ impl Composed {
             return whole;
         }
         let tp = self.shares(w, c, whole.predicted_throughput_bytes_per_sec);
-        Prediction {
-            region: whole.region,
-            extrapolated: whole.extrapolated,
-            near_border: whole.near_border,
-            ..crate::predict::of_throughput(w, tp)
-        }
+        whole.with_throughput(w, tp)
     }
 
     /// The chen model's throughput for `w` with `procs` generators over

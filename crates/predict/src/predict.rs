@@ -251,6 +251,24 @@ pub(crate) fn of_throughput(w: &Workload, tp: f64) -> Prediction {
     }
 }
 
+/// Keeps a prediction's region and flags with another throughput.
+pub(crate) trait WithThroughput {
+    fn with_throughput(self, w: &Workload, tp: f64) -> Prediction;
+}
+
+impl WithThroughput for Prediction {
+    /// This prediction's region, extrapolated parameters and border flag,
+    /// with throughput `tp` for `w` (and what follows from it).
+    fn with_throughput(self, w: &Workload, tp: f64) -> Prediction {
+        Prediction {
+            region: self.region,
+            extrapolated: self.extrapolated,
+            near_border: self.near_border,
+            ..of_throughput(w, tp)
+        }
+    }
+}
+
 /// A profile made ready for prediction.
 #[derive(Clone, Debug)]
 pub struct Predictor {
@@ -263,9 +281,10 @@ pub struct Predictor {
     /// Whether the regions before the last are bounded by their peak
     /// (not in Chen's model).
     bounded: bool,
-    /// Whether a region's predictions are bounded by the region before's
-    /// (not in Chen's model; [`Predictor::no_faster_than_the_region_before`]).
-    monotone: bool,
+    /// For each region, whether its predictions are bounded by the region
+    /// before's (not in Chen's model;
+    /// [`Predictor::no_faster_than_the_region_before`]); empty when none is.
+    below_before: Vec<bool>,
     /// With processNum's loss in the last region read as sequentiality
     /// lost to interleaving (not in Chen's model): for 1 to the profile's
     /// most generators, what [`Predictor::interleaving`] gives, computed
@@ -399,16 +418,11 @@ impl Predictor {
         let mut regions = Vec::new();
         for (k, r) in p.regions.iter().enumerate() {
             let c = &r.curves;
-            let lists = [&c.size_mean, &c.read_frac, &c.seq_frac, &c.process_num];
+            let lists = c.through_focal();
             for (param, idx) in REGION_PARAMS.iter().zip(lists) {
                 positive(&format!("region {k}'s {} curve", param.name()), idx)?;
             }
-            let curves = [
-                curve(Param::SizeMean, &c.size_mean),
-                curve(Param::ReadFrac, &c.read_frac),
-                curve(Param::SeqFrac, &c.seq_frac),
-                curve(Param::ProcessNum, &c.process_num),
-            ];
+            let curves = std::array::from_fn(|j| curve(REGION_PARAMS[j], lists[j]));
             let peak = lists
                 .iter()
                 .flat_map(|idx| idx.iter())
@@ -435,7 +449,7 @@ impl Predictor {
             ranges: p.ranges.clone(),
             additive: Vec::new(),
             bounded: false,
-            monotone: false,
+            below_before: Vec::new(),
             interleaved: Vec::new(),
             interleaved_cpu: Vec::new(),
             apart: false,
@@ -489,7 +503,13 @@ impl Predictor {
     /// machine (the afternoon profile of docs/runs/2026-11-24b), 3 MiB
     /// requests alike: 18.4 GB/s predicted, 3.4 measured, 5.9 now.
     pub fn no_faster_than_the_region_before(mut self) -> Predictor {
-        self.monotone = true;
+        // Where the uniqueBytes curve falls by at least BORDER from one
+        // region's focal uniqueBytes to the next's: a cache serves the one
+        // before, and it is the faster.
+        let at = |r: &RegionModel| self.unique.at(r.focal.unique_bytes.0 as f64).0;
+        self.below_before = (0..self.regions.len())
+            .map(|k| k > 0 && at(&self.regions[k - 1]) >= BORDER * at(&self.regions[k]))
+            .collect();
         self
     }
 
@@ -750,7 +770,7 @@ impl Predictor {
     pub fn predict(&self, w: &Workload) -> Prediction {
         let k = self.region_of(w.unique_bytes.0 as f64);
         let p = self.predict_in(k, w);
-        if !self.monotone || k == 0 || !self.dropped_before(k) {
+        if !self.below_before.get(k).copied().unwrap_or(false) {
             return p;
         }
         // See no_faster_than_the_region_before.
@@ -762,20 +782,7 @@ impl Predictor {
         if before >= p.predicted_throughput_bytes_per_sec {
             return p;
         }
-        Prediction {
-            region: p.region,
-            extrapolated: p.extrapolated,
-            near_border: p.near_border,
-            ..of_throughput(w, before)
-        }
-    }
-
-    /// Whether the uniqueBytes curve falls by at least [`BORDER`] from
-    /// region `k - 1`'s focal uniqueBytes to region `k`'s: a cache serves
-    /// the one before, and it is the faster.
-    fn dropped_before(&self, k: usize) -> bool {
-        let at = |r: &RegionModel| self.unique.at(r.focal.unique_bytes.0 as f64).0;
-        at(&self.regions[k - 1]) >= BORDER * at(&self.regions[k])
+        p.with_throughput(w, before)
     }
 
     /// `w`'s prediction on region `k`'s curves.

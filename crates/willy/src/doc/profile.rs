@@ -233,6 +233,19 @@ pub struct Curves {
     pub process_num: Vec<usize>,
 }
 
+impl Curves {
+    /// The four curves through the region's focal point: sizeMean,
+    /// readFrac, seqFrac and processNum.
+    pub fn through_focal(&self) -> [&Vec<usize>; 4] {
+        [
+            &self.size_mean,
+            &self.read_frac,
+            &self.seq_frac,
+            &self.process_num,
+        ]
+    }
+}
+
 impl Document for Profile {
     const KIND: &'static str = "willy-profile";
     const WHAT: &'static str = "profile";
