@@ -32,7 +32,9 @@
 //! Where no share fits, or the cached class would not keep [`SEPARATE`] of
 //! its requests cached, the workload is predicted whole: Chen's product on
 //! the profile's own curves (whose processNum curve measured the mixing),
-//! with the bound and the costs that add.
+//! with the bound and the costs that add; in the last region, no faster
+//! than the most its curves measured where its processNum curve shows a
+//! saturated resource ([`Predictor::saturated_peak`]).
 
 use crate::predict::{Param, PredictError, Prediction, Predictor, WithThroughput};
 use willy::doc::profile::Profile;
@@ -118,7 +120,7 @@ impl Composed {
         if n <= 1 || u <= c {
             return whole;
         }
-        let tp = self.shares(w, c, whole.predicted_throughput_bytes_per_sec);
+        let tp = self.shares(w, c, &whole);
         whole.with_throughput(w, tp)
     }
 
@@ -133,20 +135,25 @@ impl Composed {
     }
 
     /// Throughput of `w`'s generators over shares of a cache of `c` bytes
-    /// (see the module documentation): `whole` (`chen`'s) where no share
-    /// fits or the classes mix, else the classes' sum bounded by the
-    /// bottleneck.
-    fn shares(&self, w: &Workload, c: f64, whole: f64) -> f64 {
+    /// (see the module documentation): `whole`'s (`chen`'s) where no
+    /// share fits, the classes' sum bounded by the bottleneck where they
+    /// separate, and where they mix `whole`'s bounded by the last region's
+    /// saturated peak ([`Predictor::saturated_peak`]).
+    fn shares(&self, w: &Workload, c: f64, whole: &Prediction) -> f64 {
+        let tp = whole.predicted_throughput_bytes_per_sec;
         let n = f64::from(w.process_num);
         let s = w.unique_bytes.0 as f64 / n;
         if (c / s).floor() < 1.0 {
-            return whole;
+            return tp;
         }
         let (hc, sum, cap) = self.classes(w, c);
-        if hc < SEPARATE {
-            return whole;
+        if hc >= SEPARATE {
+            return sum.min(cap);
         }
-        sum.min(cap)
+        match self.whole.saturated_peak() {
+            Some(peak) if self.whole.is_last(whole.region) => tp.min(peak),
+            _ => tp,
+        }
     }
 
     /// The two classes of `w`'s generators over a cache of `c` bytes, at
@@ -503,6 +510,44 @@ mod tests {
         assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
         // Where the disk region's own product stays below it, it stands.
         let w = Workload::of(12 * GIB, 64 << 10, 1.0, 0.5, 2);
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
+    }
+
+    /// Beyond the 1 GiB cache one generator reads at 100 MB/s and writes
+    /// at 400 MB/s, and the generators share one path to the storage of
+    /// 640 MB/s, which loses an eighth to contention beyond four of them.
+    /// The disk region's processNum curve peaks at four generators, and
+    /// the readFrac curve gains 2.5x for writes; their product predicts
+    /// 1.6 GB/s for four generators writing over 3 GiB (one 768 MiB share
+    /// fits the cache, and the classes mix), 2.5 times what the path
+    /// delivers. Nothing the region measured went beyond 640 MB/s.
+    #[test]
+    fn a_saturated_region_bounds_shares_that_mix() {
+        let system = |path: fn(f64) -> f64| {
+            move |w: &Workload| {
+                let n = f64::from(w.process_num);
+                if w.unique_bytes.0 <= GIB {
+                    return n.min(2.0) * 1e9;
+                }
+                let rf = w.read_frac;
+                (n / (rf / 100e6 + (1.0 - rf) / 400e6)).min(path(n))
+            }
+        };
+        let tp = system(|n| if n > 4.0 { 560e6 } else { 640e6 });
+        let p = synthetic(tp);
+        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let w = Workload::of(3 * GIB, 64 << 10, 0.0, 0.5, 4);
+        let (hc, _, _) = m.classes(&w, GIB as f64);
+        assert!(hc < SEPARATE, "{hc}");
+        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!(chen > 2.0 * tp(&w), "chen {chen}");
+        assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
+        // A path that keeps up with eight generators saturates nothing the
+        // curves measured, and the product stands.
+        let tp = system(|_| 2e9);
+        let m = Composed::new(&synthetic(tp)).unwrap();
         let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
         assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
     }

@@ -197,6 +197,8 @@ struct RegionModel {
     /// The most any point of its four curves could deliver with every CPU
     /// busy ([`capacity`]).
     peak: f64,
+    /// The most any point of its four curves measured.
+    measured_peak: f64,
     /// Whether its seqFrac curve shows seeks ([`Curve::saves_seeks`]).
     /// Only then does seqFrac's effect add as a seek saved per request.
     seeks: bool,
@@ -423,11 +425,8 @@ impl Predictor {
                 positive(&format!("region {k}'s {} curve", param.name()), idx)?;
             }
             let curves = std::array::from_fn(|j| curve(REGION_PARAMS[j], lists[j]));
-            let peak = lists
-                .iter()
-                .flat_map(|idx| idx.iter())
-                .map(|&i| capacity(p, i))
-                .fold(0.0, f64::max);
+            let points = || lists.iter().flat_map(|idx| idx.iter());
+            let peak = points().map(|&i| capacity(p, i)).fold(0.0, f64::max);
             regions.push(RegionModel {
                 from: r.from_unique_bytes as f64,
                 to: r.to_unique_bytes as f64,
@@ -441,6 +440,7 @@ impl Predictor {
                 seeks: curves[2].saves_seeks(),
                 curves,
                 peak,
+                measured_peak: points().map(|&i| tp(i)).fold(0.0, f64::max),
             });
         }
         Ok(Predictor {
@@ -708,6 +708,24 @@ impl Predictor {
         let dc = cpu.at(z);
         let dd = (z / self.predict(&one).predicted_throughput_bytes_per_sec - dc).max(0.0);
         overlap_gain(dc, dd, n, cpu.cores)
+    }
+
+    /// Whether `k` is the last region.
+    pub fn is_last(&self, k: usize) -> bool {
+        k + 1 == self.regions.len()
+    }
+
+    /// Where the last region's processNum curve peaks before its last
+    /// point, the most any point of that region's four curves measured:
+    /// more generators stopped gaining there, so a resource they share
+    /// was saturated, and nothing in the region runs faster than the
+    /// most it was measured to deliver (the bottleneck law). `None` where
+    /// the curve still rises at its end.
+    pub fn saturated_peak(&self) -> Option<f64> {
+        let r = self.regions.last()?;
+        let ys = &r.curves[3].ys;
+        let top = ys.iter().copied().fold(f64::MIN, f64::max);
+        (ys.last() < Some(&top)).then_some(r.measured_peak)
     }
 
     /// The uniqueBytes curve.
