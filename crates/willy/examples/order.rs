@@ -1,5 +1,6 @@
 //! Whether a measurement depends on what was measured before it on the
-//! same files (docs/PERFORMANCE.md, "The cache as fresh files leave it").
+//! same files (docs/PERFORMANCE.md, "Why the disk region's focal point
+//! always ran faster in the validation").
 //! The disk region's focal point of this machine's profiles (2.73 GiB,
 //! 256 KiB requests, half reads, half sequential, one generator) under a
 //! 1 GiB memory cgroup, measured fresh, again, and right after other
