@@ -136,7 +136,7 @@ fn announce(bed: &Testbed, plan: &ScalePlan, cfg: &RunConfig, ckpt: &Path) {
         ckpt.display()
     );
     eprintln!(
-        "willy: thresholds: a drop is a run of log-log slopes below {STEEP_SLOPE} beyond the points' CIs losing at least {MIN_DROP}x (runs less than {MIN_PLATEAU}x of uniqueBytes apart are one); a read-probe cache is the uniqueBytes at the drop's onset (where h falls below {ONSET_H}, refined to {ONSET_RESOLUTION}x), a write-probe cache the one serving 1/2 at its centre; a write-probe cache within {SAME_CACHE}x of a read-probe cache is that cache; sizeMean and processNum grow while a doubling gains {IMPROVES}x (sizeMean at least to 1 MiB, processNum to {}); focal sizeMean/processNum {}; each point stops at a 95% CI of +-{:.0}%",
+        "willy: thresholds: a drop is a run of log-log slopes below {STEEP_SLOPE} beyond the points' CIs losing at least {MIN_DROP}x (runs less than {MIN_PLATEAU}x of uniqueBytes apart are one); a read-probe cache is the uniqueBytes at the drop's onset (where h falls below {ONSET_H}, refined to {ONSET_RESOLUTION}x), a write-probe cache the one serving 1/2 at its centre; a write-probe cache within {SAME_CACHE}x of a read-probe cache is that cache; sizeMean and processNum grow while a doubling gains {IMPROVES}x (sizeMean at least to 1 MiB, processNum to {}; but for the last region, a final processNum curve goes as far as the focal searches did); focal sizeMean/processNum {}; each point stops at a 95% CI of +-{:.0}%",
         plan.max_process_num,
         match plan.focus {
             Focus::Middle => "where the curve first reaches halfway between its minimum and maximum (processNum at most the focal uniqueBytes over the region's lower border)".to_string(),

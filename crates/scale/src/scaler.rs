@@ -855,42 +855,66 @@ impl<'a, E> Scaler<'a, E> {
         Ok(())
     }
 
-    /// Stages 4 and 5, each region's five curves through its final focal vector.
+    /// Stages 4 and 5, each region's five curves through its final focal
+    /// vector: first a sparse pass over every region's curves, then each
+    /// region's at the densest [`Density`] the budget affords. A budget that
+    /// runs out then leaves every curve of every region its sparse points
+    /// (ends and focal), not the first curves whole and the last ones with
+    /// their focal points alone (on this machine a 20-minute run measured
+    /// the disk region's readFrac and seqFrac curves last and left its
+    /// uniqueBytes curve one point; docs/SCALING.md, "Time").
     fn region_curves(
         &mut self,
         focals: Vec<(Region, Workload)>,
         curve: &[Point],
     ) -> Result<Vec<ProfileRegion>, E> {
         let n = focals.len();
-        let bounds: Vec<(f64, f64)> = focals.iter().map(|(r, _)| (r.from, r.to)).collect();
+        let uniques = region_uniques(&focals, curve);
+        let sparse = ScalePlan::curves_points(Density::Sparse);
+        // How far each region's processNum curve goes: every region's but
+        // the last to the most generators the focal searches measured,
+        // whatever a doubling gains (the profile's processNum range, which
+        // validations sample, reaches it anyway, and a curve cut short
+        // reads every workload beyond at its flat end: on this machine
+        // the cache region's curve gained 3% from 2 to 4 generators and
+        // stopped there in three of five runs, while the disk region's
+        // went to 16; in the run whose curve went on, 21% more at 16 than
+        // at 4, cutting it to 4 took that region's median error from
+        // 7.3% to 14.6%). The last region's goes on while a doubling
+        // gains IMPROVES: beyond the cache, more generators' shares come
+        // to fit it, and those points measure the cache, not the region.
+        let most = self
+            .pts
+            .points
+            .iter()
+            .map(|p| u64::from(p.workload.process_num))
+            .max()
+            .unwrap_or(1);
+        let procs_to = |k: usize| (k + 1 < n).then_some(most);
+        // New points a region's curves take at `d` once the sparse pass is
+        // done.
+        let after_sparse = |d: Density| ScalePlan::curves_points(d).saturating_sub(sparse);
+        for (k, (_, focal)) in focals.iter().enumerate() {
+            let d = Density::densest((self.afford)(), |d| n * after_sparse(d));
+            self.pts.set_stage(
+                format!(
+                    "region {} of {n}: a first, sparse pass over its curves",
+                    k + 1
+                ),
+                self.pts.points.len() + (n - k) * sparse + n * after_sparse(d),
+            );
+            self.sparse_pass(focal, &uniques[k], procs_to(k))?;
+        }
         let mut out = Vec::new();
-        for (k, (r, focal)) in focals.into_iter().enumerate() {
+        for (k, ((r, focal), us)) in focals.into_iter().zip(uniques).enumerate() {
             // This region's curves and the later regions' curves.
-            let density =
-                Density::densest((self.afford)(), |d| (n - k) * ScalePlan::curves_points(d));
-            // The region's own uniqueBytes curve, through its focal vector:
-            // the sweep's values over the region and the drops beside it.
-            let lo = if k == 0 { f64::MIN } else { bounds[k - 1].1 };
-            let hi = if k + 1 == n {
-                f64::MAX
-            } else {
-                bounds[k + 1].0
-            };
-            let mut us: Vec<u64> = curve
-                .iter()
-                .map(|p| p.unique_bytes)
-                .filter(|&u| u >= lo && u <= hi)
-                .map(|u| u as u64)
-                .chain(std::iter::once(focal.unique_bytes.0))
-                .collect();
-            us.sort_unstable();
-            us.dedup();
+            let density = Density::densest((self.afford)(), |d| (n - k) * after_sparse(d));
             let us = density.thin(&us, Some(focal.unique_bytes.0));
             self.pts.set_stage(
                 format!("region {} of {n}: four curves{}", k + 1, density.describe()),
-                self.pts.points.len() + (n - k) * ScalePlan::curves_points(density),
+                self.pts.points.len() + (n - k) * after_sparse(density),
             );
-            let curves = self.curves_through(&focal, density, &us)?;
+            let curves = self.curves_through(&focal, density, &us, procs_to(k))?;
             out.push(ProfileRegion {
                 from_unique_bytes: r.from as u64,
                 to_unique_bytes: r.to as u64,
@@ -901,12 +925,50 @@ impl<'a, E> Scaler<'a, E> {
         Ok(out)
     }
 
+    /// The sparse pass over the five curves through `focal`, its
+    /// uniqueBytes values `us`: the focal point, then each curve's
+    /// [`Density::Sparse`] values, sizeMean and processNum only up to
+    /// where the full curves surely go (1 MiB; `procs_to`, else one
+    /// generator; or the focal value), so that a budget that allows the
+    /// full curves measures no point they would not.
+    fn sparse_pass(
+        &mut self,
+        focal: &Workload,
+        us: &[u64],
+        procs_to: Option<u64>,
+    ) -> Result<(), E> {
+        let d = Density::Sparse;
+        self.pts.get(focal)?;
+        let upto =
+            |v: Vec<u64>, most: u64| -> Vec<u64> { v.into_iter().filter(|&x| x <= most).collect() };
+        let sizes = upto(self.sizes(focal, d), focal.size_mean.0.max(1 << 20));
+        self.pts.curve(focal, &sizes, set_size, None)?;
+        let procs = upto(
+            self.procs(focal, d),
+            procs_to.unwrap_or(1).max(u64::from(focal.process_num)),
+        );
+        self.pts.curve(focal, &procs, set_procs, None)?;
+        let fracs = |v: f64| Density::Full.thin(&d.fracs(), Some(v));
+        self.pts
+            .curve(focal, &fracs(focal.read_frac), set_read, None)?;
+        self.pts
+            .curve(focal, &fracs(focal.seq_frac), set_seq, None)?;
+        self.pts.curve(
+            focal,
+            &d.thin(us, Some(focal.unique_bytes.0)),
+            set_unique,
+            None,
+        )?;
+        Ok(())
+    }
+
     /// The five curves through `focal` (known points are reused).
     fn curves_through(
         &mut self,
         focal: &Workload,
         density: Density,
         us: &[u64],
+        procs_to: Option<u64>,
     ) -> Result<Curves, E> {
         // The focal point first, whatever the budget: every curve passes
         // through it, however many of its other points are skipped.
@@ -914,7 +976,13 @@ impl<'a, E> Scaler<'a, E> {
         let sizes = self.sizes(focal, density);
         let size_curve = self.pts.curve(focal, &sizes, set_size, Some(1u64 << 20))?;
         let procs = self.procs(focal, density);
-        let proc_curve = self.pts.curve(focal, &procs, set_procs, Some(1u64))?;
+        let proc_curve = match procs_to {
+            Some(most) => {
+                let procs: Vec<u64> = procs.into_iter().filter(|&n| n <= most).collect();
+                self.pts.curve(focal, &procs, set_procs, None)?
+            }
+            None => self.pts.curve(focal, &procs, set_procs, Some(1u64))?,
+        };
         // Through the focal fractions (0.5 but for the global knee).
         let fracs = |v: f64| Density::Full.thin(&density.fracs(), Some(v));
         let read_curve = self
@@ -958,6 +1026,35 @@ impl<'a, E> Scaler<'a, E> {
 pub fn share_cap(r: &Region, focal: &Workload) -> u32 {
     let cap = (focal.unique_bytes.0 as f64 / r.from.max(1.0)).floor();
     cap.clamp(1.0, f64::from(u32::MAX)) as u32
+}
+
+/// Each region's own uniqueBytes values: the sweep's over the region and
+/// the drops beside it, and its focal vector's.
+fn region_uniques(focals: &[(Region, Workload)], curve: &[Point]) -> Vec<Vec<u64>> {
+    let n = focals.len();
+    let bounds: Vec<(f64, f64)> = focals.iter().map(|(r, _)| (r.from, r.to)).collect();
+    focals
+        .iter()
+        .enumerate()
+        .map(|(k, (_, focal))| {
+            let lo = if k == 0 { f64::MIN } else { bounds[k - 1].1 };
+            let hi = if k + 1 == n {
+                f64::MAX
+            } else {
+                bounds[k + 1].0
+            };
+            let mut us: Vec<u64> = curve
+                .iter()
+                .map(|p| p.unique_bytes)
+                .filter(|&u| u >= lo && u <= hi)
+                .map(|u| u as u64)
+                .chain(std::iter::once(focal.unique_bytes.0))
+                .collect();
+            us.sort_unstable();
+            us.dedup();
+            us
+        })
+        .collect()
 }
 
 /// Throughput of a curve's points, for tests and reports.

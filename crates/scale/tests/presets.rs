@@ -189,6 +189,18 @@ fn scaled_within(
     budget: usize,
     noise: impl Fn(&Workload, willy_scale::scaler::Measured) -> willy_scale::scaler::Measured,
 ) -> willy_scale::scaler::Scaled {
+    scaled_affording(name, focus, run, |m| budget.saturating_sub(m), noise)
+}
+
+/// Scales `name`, the scaler hearing `afford(points measured)` when it
+/// asks how many more points the budget affords.
+fn scaled_affording(
+    name: &str,
+    focus: willy_scale::scaler::Focus,
+    run: &RunConfig,
+    afford: impl Fn(usize) -> usize,
+    noise: impl Fn(&Workload, willy_scale::scaler::Measured) -> willy_scale::scaler::Measured,
+) -> willy_scale::scaler::Scaled {
     use willy::testbed::{TargetArg, Testbed};
     use willy_scale::scaler::{scale, Measured, ScalePlan, Stage};
     let mut bed = Testbed::open(TargetArg::Sim(name.into()), &Default::default()).unwrap();
@@ -210,7 +222,7 @@ fn scaled_within(
         measured.set(measured.get() + 1);
         bed.measure(w, run).map(|m| noise(w, Measured::from(&m)))
     };
-    let afford = || budget.saturating_sub(measured.get());
+    let afford = || afford(measured.get());
     scale(&first, &plan, &mut measure, &afford, 1).unwrap()
 }
 
@@ -425,5 +437,68 @@ fn a_drop_made_by_a_passing_job_is_not_confirmed() {
         s.unconfirmed.iter().any(|d| d.to_unique_bytes < 8 << 20),
         "the job's drop was not caught: {:?}",
         s.unconfirmed
+    );
+}
+
+/// A budget that runs out in the regions' curves (their points cost three
+/// times what the plan assumed, as disk-region points did on this machine)
+/// leaves every curve of every region its sparse points (its ends and the
+/// focal value), not the first curves whole and the last with their focal
+/// points alone.
+#[test]
+fn a_budget_that_runs_out_leaves_every_curve_its_ends() {
+    let full = scaled_full("split-cache", Focus::Middle, &cfg());
+    let n = full.points.len();
+    for late in [n - 30, n - 60] {
+        // Each point from the `late`-th on costs three.
+        let cost = |m: usize| m + 2 * m.saturating_sub(late);
+        let short = scaled_affording(
+            "split-cache",
+            Focus::Middle,
+            &cfg(),
+            |m| n.saturating_sub(cost(m)),
+            |_, m| m,
+        );
+        assert!(!short.skipped.is_empty(), "costly from point {late} of {n}");
+        for (k, r) in short.regions.iter().enumerate() {
+            let c = &r.curves;
+            for (name, c) in [
+                ("sizeMean", &c.size_mean),
+                ("readFrac", &c.read_frac),
+                ("seqFrac", &c.seq_frac),
+                ("uniqueBytes", &c.unique_bytes),
+            ] {
+                assert!(
+                    c.len() >= 3,
+                    "costly from point {late} of {n}: region {k}'s {name} curve has {} points",
+                    c.len()
+                );
+            }
+        }
+    }
+}
+
+/// Every region's processNum curve but the last goes to the most
+/// generators the run measured anywhere (the profile's processNum range),
+/// even where a doubling gains nothing: sparc1990's cache region gains
+/// nothing beyond one generator, and its curve used to stop at two while
+/// the disk region's went to eight.
+#[test]
+fn processnum_curves_reach_the_profiles_range() {
+    let s = scaled("sparc1990");
+    let most = s.points.iter().map(|p| p.workload.process_num).max();
+    let last = s.regions.len() - 1;
+    for (k, r) in s.regions.iter().enumerate().take(last) {
+        let top = r
+            .curves
+            .process_num
+            .iter()
+            .map(|&i| s.points[i].workload.process_num)
+            .max();
+        assert_eq!(top, most, "region {k}'s processNum curve");
+    }
+    assert!(
+        most > Some(2),
+        "the run measured {most:?} generators at most"
     );
 }
