@@ -939,11 +939,9 @@ impl<'a, E> Scaler<'a, E> {
     ) -> Result<(), E> {
         let d = Density::Sparse;
         self.pts.get(focal)?;
-        let upto =
-            |v: Vec<u64>, most: u64| -> Vec<u64> { v.into_iter().filter(|&x| x <= most).collect() };
-        let sizes = upto(self.sizes(focal, d), focal.size_mean.0.max(1 << 20));
+        let sizes = up_to(self.sizes(focal, d), focal.size_mean.0.max(1 << 20));
         self.pts.curve(focal, &sizes, set_size, None)?;
-        let procs = upto(
+        let procs = up_to(
             self.procs(focal, d),
             procs_to.unwrap_or(1).max(u64::from(focal.process_num)),
         );
@@ -977,10 +975,9 @@ impl<'a, E> Scaler<'a, E> {
         let size_curve = self.pts.curve(focal, &sizes, set_size, Some(1u64 << 20))?;
         let procs = self.procs(focal, density);
         let proc_curve = match procs_to {
-            Some(most) => {
-                let procs: Vec<u64> = procs.into_iter().filter(|&n| n <= most).collect();
-                self.pts.curve(focal, &procs, set_procs, None)?
-            }
+            Some(most) => self
+                .pts
+                .curve(focal, &up_to(procs, most), set_procs, None)?,
             None => self.pts.curve(focal, &procs, set_procs, Some(1u64))?,
         };
         // Through the focal fractions (0.5 but for the global knee).
@@ -1026,6 +1023,11 @@ impl<'a, E> Scaler<'a, E> {
 pub fn share_cap(r: &Region, focal: &Workload) -> u32 {
     let cap = (focal.unique_bytes.0 as f64 / r.from.max(1.0)).floor();
     cap.clamp(1.0, f64::from(u32::MAX)) as u32
+}
+
+/// The values of `v` at most `most`.
+fn up_to(v: Vec<u64>, most: u64) -> Vec<u64> {
+    v.into_iter().filter(|&x| x <= most).collect()
 }
 
 /// Each region's own uniqueBytes values: the sweep's over the region and
