@@ -552,6 +552,43 @@ mod tests {
         assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
     }
 
+    /// A path that still gains a little with more generators, 2% per
+    /// doubling beyond four, is as saturated as one that loses: the
+    /// processNum curve's last step gains less than [`SATURATED`] per
+    /// doubling, and nothing beyond what the region measured is predicted
+    /// for shares that mix.
+    #[test]
+    fn a_curve_that_stops_gaining_shows_saturation() {
+        let tp = |w: &Workload| {
+            let n = f64::from(w.process_num);
+            if w.unique_bytes.0 <= GIB {
+                return n.min(2.0) * 1e9;
+            }
+            let rf = w.read_frac;
+            let path = 640e6 * (1.0 + 0.02 * (n / 4.0).log2().max(0.0));
+            (n / (rf / 100e6 + (1.0 - rf) / 400e6)).min(path)
+        };
+        let p = synthetic(tp);
+        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let peak = c.saturated_peak().expect("saturated");
+        assert!((peak / tp(&Workload::of(4 * GIB, 64 << 10, 0.5, 0.5, 8)) - 1.0).abs() < 1e-9);
+        let w = Workload::of(3 * GIB, 64 << 10, 0.0, 0.5, 4);
+        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!(chen > 2.0 * tp(&w), "chen {chen}");
+        assert!(willy <= peak * (1.0 + 1e-9), "willy {willy}");
+        // 10% per doubling is no saturation.
+        let rising = |w: &Workload| {
+            let n = f64::from(w.process_num);
+            tp(w) * (1.0 + 0.1 * (n / 4.0).log2().max(0.0))
+                / (1.0 + 0.02 * (n / 4.0).log2().max(0.0))
+        };
+        assert_eq!(
+            Predictor::new(&synthetic(rising)).unwrap().saturated_peak(),
+            None
+        );
+    }
+
     /// One disk whose generators take turns: a request costs 5 ms of
     /// positioning unless it continues the one before it on the disk, plus
     /// its transfer at 50 MB/s. With `N` generators only one request in

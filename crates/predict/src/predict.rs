@@ -232,6 +232,15 @@ pub enum PredictError {
 /// own noise (docs/PREDICTION.md gives the presets on either side).
 const SEQUENTIAL_WORTH: f64 = 1.25;
 
+/// A processNum curve whose last step gains less than this per doubling
+/// of the generators shows a saturated resource
+/// ([`Predictor::saturated_peak`]): the factor by which the scaler stops
+/// growing a curve (willy-scale's `IMPROVES`). On this machine
+/// (docs/runs/2026-11-24h) the disk region's curve went from 3.1 GB/s
+/// with four generators to 3.3 with sixteen, the device busy all the
+/// time at both.
+pub const SATURATED: f64 = 1.05;
+
 /// Reads and writes count as served by different resources where the
 /// readFrac curve's ends (all writes, all reads) differ at least this much
 /// (write-through: 15x in its cache region; a write-back cache's: 1.03x).
@@ -716,16 +725,25 @@ impl Predictor {
     }
 
     /// Where the last region's processNum curve peaks before its last
-    /// point, the most any point of that region's four curves measured:
-    /// more generators stopped gaining there, so a resource they share
-    /// was saturated, and nothing in the region runs faster than the
-    /// most it was measured to deliver (the bottleneck law). `None` where
-    /// the curve still rises at its end.
+    /// point, or its last step gains less than [`SATURATED`] per doubling
+    /// of the generators, the most any point of that region's four curves
+    /// measured: more generators stopped gaining there, so a resource
+    /// they share was saturated, and nothing in the region runs faster
+    /// than the most it was measured to deliver (the bottleneck law).
+    /// `None` where the curve still rises at its end.
     pub fn saturated_peak(&self) -> Option<f64> {
         let r = self.regions.last()?;
-        let ys = &r.curves[3].ys;
+        let c = &r.curves[3];
+        let (ys, xs) = (&c.ys, &c.xs);
         let top = ys.iter().copied().fold(f64::MIN, f64::max);
-        (ys.last() < Some(&top)).then_some(r.measured_peak)
+        let n = ys.len();
+        // Its last step, against the log of processNum: less than
+        // SATURATED per doubling.
+        let flat = n >= 2 && {
+            let doublings = (xs[n - 1] - xs[n - 2]) / std::f64::consts::LN_2;
+            ys[n - 1] < ys[n - 2] * SATURATED.powf(doublings)
+        };
+        (ys.last() < Some(&top) || flat).then_some(r.measured_peak)
     }
 
     /// The uniqueBytes curve.
