@@ -235,11 +235,11 @@ const SEQUENTIAL_WORTH: f64 = 1.25;
 /// A processNum curve whose last step gains less than this per doubling
 /// of the generators shows a saturated resource
 /// ([`Predictor::saturated_peak`]): the factor by which the scaler stops
-/// growing a curve (willy-scale's `IMPROVES`). On this machine
+/// growing a curve ([`willy::doc::profile::IMPROVES`]). On this machine
 /// (docs/runs/2026-11-24h) the disk region's curve went from 3.1 GB/s
 /// with four generators to 3.3 with sixteen, the device busy all the
 /// time at both.
-pub const SATURATED: f64 = 1.05;
+pub const SATURATED: f64 = willy::doc::profile::IMPROVES;
 
 /// Reads and writes count as served by different resources where the
 /// readFrac curve's ends (all writes, all reads) differ at least this much

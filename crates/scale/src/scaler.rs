@@ -46,7 +46,7 @@ use willy::units::Bytes;
 use willy::workload::Workload;
 
 /// A curve goes on growing while a step improves throughput by this factor.
-pub const IMPROVES: f64 = 1.05;
+pub use willy::doc::profile::IMPROVES;
 
 /// What a measurement returns.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -20,6 +20,11 @@ use crate::sysinfo::SystemInfo;
 use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 
+/// A profile's curves of sizeMean and processNum grow while a doubling
+/// gains this factor (the scaler's rule), and prediction reads a last
+/// region's processNum curve whose last step gains less as saturated.
+pub const IMPROVES: f64 = 1.05;
+
 /// Version of the profile document this willy writes.
 pub const PROFILE_SCHEMA_VERSION: u32 = 6;
 
