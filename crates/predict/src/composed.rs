@@ -286,6 +286,7 @@ fn prepared(p: &Profile) -> Result<Predictor, PredictError> {
         .overlapping_in_last_region()
         .interleaved_in_last_region()
         .mixed_where_served_apart()
+        .queued_where_served_apart()
         .bounded_by_peak()
         .no_faster_than_the_region_before())
 }
