@@ -315,9 +315,9 @@ pub struct Predictor {
     apart_queued: Vec<Vec<(f64, f64)>>,
     /// The profile's CPUs.
     cores: f64,
-    /// Whether the write probe found a cache (writes return before the
-    /// storage has them).
-    writes_cached: bool,
+    /// The largest cache the write probe found (writes return before the
+    /// storage has them), bytes; 0 without one.
+    write_cache: f64,
     /// Whether the CPUs and the device are two stations in the last
     /// region (not in Chen's model; [`Predictor::overlapping_in_last_region`]).
     overlapping: bool,
@@ -471,7 +471,12 @@ impl Predictor {
             apart: false,
             apart_queued: Vec::new(),
             cores: (p.system.cpus as f64).max(1.0),
-            writes_cached: p.caches.iter().any(|c| c.probe == Probe::Writes),
+            write_cache: p
+                .caches
+                .iter()
+                .filter(|c| c.probe == Probe::Writes)
+                .map(|c| c.size_bytes as f64)
+                .fold(0.0, f64::max),
             overlapping: false,
             cpu_measured: CpuDemand::of_last_region(p),
             share_cache: read_cache(p).unwrap_or(0.0),
@@ -636,11 +641,13 @@ impl Predictor {
     }
 
     /// The same, with reads and writes mixed as time in every region but
-    /// the last where they are served apart: no cache holds writes (the
-    /// write probe found none) and the readFrac curve's ends differ at
-    /// least [`SERVED_APART`] times. That is a write-through cache: a read
-    /// hits memory, a write waits for the disk, and the two add as time
-    /// per request. The time at the workload's readFrac is the readFrac
+    /// the last where they are served apart: no cache holds the region's
+    /// writes (the write probe found none, or one smaller than the
+    /// region's focal uniqueBytes) and the readFrac curve's ends differ
+    /// at least [`SERVED_APART`] times. That is a write-through cache, or
+    /// a write cache overflowing beneath a larger read cache: a read hits
+    /// memory, a write waits for the disk, and the two add as time per
+    /// request. The time at the workload's readFrac is the readFrac
     /// curve's; sizeMean and seqFrac change it through each kind's own
     /// time, weighted by that kind's share of the requests. A request of
     /// the fast kind costs its time at the curve's end scaled by its size
@@ -649,8 +656,17 @@ impl Predictor {
     /// changes added (one device's costs). processNum and uniqueBytes
     /// still multiply.
     pub fn mixed_where_served_apart(mut self) -> Predictor {
-        self.apart = !self.writes_cached;
+        self.apart = true;
         self
+    }
+
+    /// Whether [`Predictor::mixed_where_served_apart`] applies in region
+    /// `k`: not the last, and its focal uniqueBytes more than any write
+    /// cache holds.
+    fn apart_in(&self, k: usize) -> bool {
+        self.apart
+            && !self.is_last(k)
+            && self.regions[k].focal.unique_bytes.0 as f64 > self.write_cache
     }
 
     /// [`Predictor::mixed_where_served_apart`]'s throughput for `w`'s
@@ -708,7 +724,7 @@ impl Predictor {
             .iter()
             .enumerate()
             .map(|(k, r)| {
-                let applies = self.apart && k + 1 < self.regions.len() && r.focal.process_num == 1;
+                let applies = self.apart_in(k) && r.focal.process_num == 1;
                 match Kinds::of(r) {
                     Some(kinds) if applies => (0..=most)
                         .map(|n| kinds.queued(r, n.max(1), cores, cpu))
@@ -947,7 +963,7 @@ impl Predictor {
         } else {
             ratios
         };
-        let apart = (self.apart && !last).then(|| Self::served_apart(r, w));
+        let apart = self.apart_in(k).then(|| Self::served_apart(r, w));
         let mut tp = match (self.queued_apart(k, w), apart.flatten()) {
             (Some(x), _) => x * unique,
             (None, Some(x)) => x * procs_ratio * unique,
