@@ -310,9 +310,8 @@ pub struct Predictor {
     apart: bool,
     /// Per region served apart with one generator at its focal point
     /// ([`Predictor::queued_where_served_apart`]): for 0 to the profile's
-    /// most generators, the share of sequential requests that stay
-    /// sequential and the processNum ratio that remains. Empty otherwise.
-    apart_queued: Vec<Vec<(f64, f64)>>,
+    /// most generators, what [`Kinds::queued`] gives. Empty otherwise.
+    apart_queued: Vec<Vec<Queued>>,
     /// The profile's CPUs.
     cores: f64,
     /// The largest cache the write probe found (writes return before the
@@ -685,11 +684,7 @@ impl Predictor {
         let [size, read, seq, _] = &r.curves;
         let k = Kinds::of(r)?;
         let (z0, nf) = (k.z0, k.nf);
-        let share = if k.reads_fast {
-            w.read_frac
-        } else {
-            1.0 - w.read_frac
-        };
+        let share = k.share(w);
         let z = w.size_mean.0 as f64;
         let at_focal = k.slow(size.at(z0).0, z0);
         let d_slow = k.slow(size.at(z).0, z) + k.slow(seq.at(seq_frac).0, z0) - 2.0 * at_focal;
@@ -743,16 +738,17 @@ impl Predictor {
         let table = self.apart_queued.get(k).filter(|t| !t.is_empty())?;
         let r = &self.regions[k];
         let n = w.process_num;
-        let (keep, rest) = match table.get(n as usize) {
-            Some(&v) => v,
-            None => Kinds::of(r)?.queued(r, n, self.cores, self.cpu_measured),
+        let kinds = Kinds::of(r)?;
+        let q = match table.get(n as usize) {
+            Some(&q) => q,
+            None => kinds.queued(r, n, self.cores, self.cpu_measured),
         };
-        let (fast, slow) = Self::apart_times(r, w, w.seq_frac * keep)?;
+        let (fast, slow) = Self::apart_times(r, w, w.seq_frac * q.keep)?;
         let z = w.size_mean.0 as f64;
-        let t = fast + slow;
+        let t = fast + slow + (1.0 - kinds.share(w)) * q.device;
         let dc = self.cpu_measured.map_or(fast, |c| c.at(z).min(t));
         let x = crate::mva::bound(n.max(1) as usize, dc, self.cores, t - dc);
-        Some(x * z * rest)
+        Some(x * z * q.rest)
     }
 
     /// For `n` generators in region `r`: the share of sequential requests
@@ -1022,6 +1018,15 @@ impl Kinds {
         })
     }
 
+    /// The fast kind's share of `w`'s requests.
+    fn share(&self, w: &Workload) -> f64 {
+        if self.reads_fast {
+            w.read_frac
+        } else {
+            1.0 - w.read_frac
+        }
+    }
+
     /// A fast request of `z` bytes: the end's time scaled by its size (a
     /// copy).
     fn fast(&self, z: f64) -> f64 {
@@ -1034,9 +1039,10 @@ impl Kinds {
         (z * self.nf / tp - self.share0 * self.fast(z)) / (1.0 - self.share0)
     }
 
-    /// For `n` generators: the share of seqFrac kept and the ratio that
-    /// remains (see [`Predictor::queued_where_served_apart`]).
-    fn queued(&self, r: &RegionModel, n: u32, cores: f64, cpu: Option<CpuDemand>) -> (f64, f64) {
+    /// For `n` generators, what the processNum curve's ratio at the focal
+    /// point says beyond the two stations' bound (see
+    /// [`Predictor::queued_where_served_apart`]).
+    fn queued(&self, r: &RegionModel, n: u32, cores: f64, cpu: Option<CpuDemand>) -> Queued {
         let [_, _, seq, procs] = &r.curves;
         let s0 = r.focal.seq_frac;
         let target = procs.at(f64::from(n)).0 / procs.at(1.0).0;
@@ -1045,26 +1051,45 @@ impl Kinds {
         let dc = cpu.map_or(fast, |c| c.at(self.z0).min(time(s0)));
         let dd = |s: f64| (time(s) - dc).max(0.0);
         let one = dc + dd(s0);
-        // Throughput of n generators at seqFrac s over one's at s0.
-        let gain = |s: f64| crate::mva::bound(n as usize, dc, cores, dd(s)) * one;
-        let (at0, at_s0) = (gain(0.0), gain(s0));
+        // Throughput of n generators at seqFrac s, the device busy `more`
+        // longer a request, over one's at s0.
+        let gain = |s: f64, more: f64| crate::mva::bound(n as usize, dc, cores, dd(s) + more) * one;
+        let (at0, at_s0) = (gain(0.0, 0.0), gain(s0, 0.0));
+        let q = |keep: f64, rest: f64, device: f64| Queued { keep, rest, device };
         if at_s0 <= target || s0 <= 0.0 {
-            return (1.0, target / at_s0);
+            return q(1.0, target / at_s0, 0.0);
         }
-        if at0 >= target {
-            return (0.0, target / at0);
-        }
-        let (mut lo, mut hi) = (0.0, s0);
-        for _ in 0..40 {
-            let mid = 0.5 * (lo + hi);
-            if gain(mid) <= target {
-                lo = mid;
-            } else {
-                hi = mid;
+        // Falls in `x` from `lo` to `hi`: the `x` where it reaches the target.
+        let solve = |f: &dyn Fn(f64) -> f64, mut lo: f64, mut hi: f64| {
+            for _ in 0..50 {
+                let mid = 0.5 * (lo + hi);
+                if f(mid) > target {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
             }
+            lo
+        };
+        if at0 >= target {
+            let more = solve(&|m| gain(0.0, m), 0.0, 10.0 * one * f64::from(n));
+            return q(0.0, 1.0, more / (1.0 - self.share0));
         }
-        (lo / s0, target / gain(lo))
+        // gain rises with s: solve in 1 - s.
+        let s = s0 - solve(&|x| gain(s0 - x, 0.0), 0.0, s0);
+        q(s / s0, target / gain(s, 0.0), 0.0)
     }
+}
+
+/// [`Kinds::queued`]: what `n` generators keep of their seqFrac, the
+/// ratio of the processNum curve's gain beyond the stations' bound
+/// (at least 1), and the device time a slow request takes beyond its
+/// time with one generator at seqFrac 0, seconds.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    keep: f64,
+    rest: f64,
+    device: f64,
 }
 
 /// What the CPUs could deliver at point `i`'s cost in CPU time per byte,
