@@ -660,8 +660,9 @@ impl Predictor {
     /// The same, with reads and writes mixed as time in every region but
     /// the last where they are served apart: no cache holds the region's
     /// writes (the write probe found none, or one smaller than the
-    /// region's focal uniqueBytes) and the readFrac curve's ends differ
-    /// at least [`SERVED_APART`] times. That is a write-through cache, or
+    /// region's focal uniqueBytes), they keep the device busy
+    /// ([`WRITES_WAIT`], where recorded), and the readFrac curve's ends
+    /// differ at least [`SERVED_APART`] times. That is a write-through cache, or
     /// a write cache overflowing beneath a larger read cache: a read hits
     /// memory, a write waits for the disk, and the two add as time per
     /// request. The time at the workload's readFrac is the readFrac
