@@ -464,13 +464,7 @@ impl Predictor {
                     })
                     .transpose()?,
                 seeks: curves[2].saves_seeks(),
-                writes_busy: lists[1]
-                    .iter()
-                    .min_by(|&&a, &&b| {
-                        let rf = |i: usize| p.points[i].workload.read_frac;
-                        rf(a).total_cmp(&rf(b))
-                    })
-                    .and_then(|&i| p.points[i].device_busy_frac),
+                writes_busy: writes_busy(p, lists[1]),
                 curves,
                 peak,
                 measured_peak: points().map(|&i| tp(i)).fold(0.0, f64::max),
@@ -488,12 +482,7 @@ impl Predictor {
             apart: false,
             apart_queued: Vec::new(),
             cores: (p.system.cpus as f64).max(1.0),
-            write_cache: p
-                .caches
-                .iter()
-                .filter(|c| c.probe == Probe::Writes)
-                .map(|c| c.size_bytes as f64)
-                .fold(0.0, f64::max),
+            write_cache: write_cache(p),
             overlapping: false,
             cpu_measured: CpuDemand::of_last_region(p),
             share_cache: read_cache(p).unwrap_or(0.0),
@@ -1112,6 +1101,24 @@ struct Queued {
     keep: f64,
     rest: f64,
     device: f64,
+}
+
+/// The device's busy fraction at the least readFrac of the readFrac curve
+/// `idx` (all writes), if `p` recorded it.
+fn writes_busy(p: &Profile, idx: &[usize]) -> Option<f64> {
+    let rf = |i: usize| p.points[i].workload.read_frac;
+    idx.iter()
+        .min_by(|&&a, &&b| rf(a).total_cmp(&rf(b)))
+        .and_then(|&i| p.points[i].device_busy_frac)
+}
+
+/// The largest cache the write probe found in `p`, bytes; 0 without one.
+fn write_cache(p: &Profile) -> f64 {
+    p.caches
+        .iter()
+        .filter(|c| c.probe == Probe::Writes)
+        .map(|c| c.size_bytes as f64)
+        .fold(0.0, f64::max)
 }
 
 /// What the CPUs could deliver at point `i`'s cost in CPU time per byte,
