@@ -650,7 +650,7 @@ impl Predictor {
     /// the last where they are served apart: no cache holds the region's
     /// writes (the write probe found none, or one smaller than the
     /// region's focal uniqueBytes), they keep the device busy
-    /// ([`WRITES_WAIT`], where recorded), and the readFrac curve's ends
+    /// (`WRITES_WAIT`, where recorded), and the readFrac curve's ends
     /// differ at least [`SERVED_APART`] times. That is a write-through cache, or
     /// a write cache overflowing beneath a larger read cache: a read hits
     /// memory, a write waits for the disk, and the two add as time per
@@ -689,7 +689,7 @@ impl Predictor {
     }
 
     /// The fast and the slow kind's shares of [`Predictor::served_apart`]'s
-    /// time per request for `w`, its seqFrac taken as `seq`: the fast
+    /// time per request for `w`, its seqFrac taken as `seq_frac`: the fast
     /// kind's share of the requests times its time, and the rest.
     fn apart_times(r: &RegionModel, w: &Workload, seq_frac: f64) -> Option<(f64, f64)> {
         let [size, read, seq, _] = &r.curves;
@@ -717,11 +717,13 @@ impl Predictor {
     /// turn, so a request continues the one before it less often than its
     /// generator's seqFrac says: the processNum curve's ratio at the focal
     /// point gives the share of seqFrac kept (as
-    /// [`Predictor::interleaving`] does from the device's own curves),
-    /// and what the network and that share do not explain stays a ratio.
-    /// On sim:write-through, two generators of 4 KiB requests, 2% reads,
-    /// 92% sequential, over 4.5 MiB ran at 0.43 MB/s and one at 1.95:
-    /// their requests together seek as random ones do.
+    /// `Predictor::interleaving` does from the device's own curves). A
+    /// loss beyond all of it is device time that each slow request takes
+    /// beyond its time alone (the generators' files lie apart); a gain
+    /// beyond the bound stays a ratio. On sim:write-through, two
+    /// generators of 4 KiB requests, 2% reads, 92% sequential, over
+    /// 4.5 MiB ran at 0.43 MB/s and one at 1.95: their requests together
+    /// seek as random ones do.
     pub fn queued_where_served_apart(mut self) -> Predictor {
         let most = self.ranges.process_num[1].clamp(1, 4096);
         let (cores, cpu) = (self.cores, self.cpu_measured);
