@@ -124,18 +124,24 @@ impl Curve {
     /// linear between the measured points): where two costs mix in
     /// proportion to the parameter, as reads and writes do by readFrac.
     fn at_as_time(&self, v: f64) -> f64 {
-        self.interpolated(v, |y| 1.0 / y).0
+        self.interpolated(self.param.axis(v), |y| 1.0 / y).0
     }
 
     /// Throughput at parameter value `v`, and whether `v` lay outside the
     /// measured range (then the nearest end's value is returned).
     pub fn at(&self, v: f64) -> (f64, bool) {
-        self.interpolated(v, |y| y)
+        self.interpolated(self.param.axis(v), |y| y)
     }
 
-    /// [`Curve::at`], linear in `g` of the throughput (`g` its own inverse).
-    fn interpolated(&self, v: f64, g: fn(f64) -> f64) -> (f64, bool) {
-        let x = self.param.axis(v);
+    /// [`Curve::at`] for `x` on the curve's axis (the parameter's value,
+    /// or its log).
+    fn at_axis(&self, x: f64) -> (f64, bool) {
+        self.interpolated(x, |y| y)
+    }
+
+    /// [`Curve::at`] at `x` on the curve's axis, linear in `g` of the
+    /// throughput (`g` its own inverse).
+    fn interpolated(&self, x: f64, g: fn(f64) -> f64) -> (f64, bool) {
         let n = self.xs.len();
         // A relative slack, so that a value measured is never "outside".
         let eps = 1e-9 * x.abs().max(1.0);
@@ -192,8 +198,13 @@ struct RegionModel {
     focal: Workload,
     /// sizeMean, readFrac, seqFrac, processNum.
     curves: [Curve; 4],
+    /// Each curve's throughput at the focal point, computed once.
+    at_focal: [f64; 4],
     /// The region's own uniqueBytes curve, if the profile has one.
     unique: Option<Curve>,
+    /// That curve's throughput (or the profile's, without one) at the
+    /// focal uniqueBytes, and the profile's, computed once.
+    unique_at_focal: (f64, f64),
     /// The most any point of its four curves could deliver with every CPU
     /// busy ([`capacity`]).
     peak: f64,
@@ -205,6 +216,40 @@ struct RegionModel {
     /// The device's busy fraction at the readFrac curve's least readFrac
     /// (all writes), if the profile recorded it.
     writes_busy: Option<f64>,
+    /// Its reads' and writes' kinds where they are served apart
+    /// ([`Kinds::of`], computed once).
+    kinds: Option<Kinds>,
+}
+
+impl RegionModel {
+    /// Profile `p`'s region `r`, with its four curves, its own uniqueBytes
+    /// curve if any, and the profile's.
+    fn new(
+        p: &Profile,
+        r: &willy::doc::profile::ProfileRegion,
+        curves: [Curve; 4],
+        own: Option<Curve>,
+        unique: &Curve,
+    ) -> RegionModel {
+        let lists = r.curves.through_focal();
+        let points = || lists.iter().flat_map(|idx| idx.iter());
+        let tp = |i: usize| p.points[i].throughput_bytes_per_sec;
+        let fu = r.focal.unique_bytes.0 as f64;
+        RegionModel {
+            from: r.from_unique_bytes as f64,
+            to: r.to_unique_bytes as f64,
+            focal: r.focal.clone(),
+            at_focal: std::array::from_fn(|j| curves[j].at(REGION_PARAMS[j].of(&r.focal)).0),
+            unique_at_focal: (own.as_ref().unwrap_or(unique).at(fu).0, unique.at(fu).0),
+            unique: own,
+            kinds: Kinds::of(&curves[1], &r.focal),
+            seeks: curves[2].saves_seeks(),
+            writes_busy: writes_busy(p, lists[1]),
+            curves,
+            peak: points().map(|&i| capacity(p, i)).fold(0.0, f64::max),
+            measured_peak: points().map(|&i| tp(i)).fold(0.0, f64::max),
+        }
+    }
 }
 
 const REGION_PARAMS: [Param; 4] = [
@@ -451,24 +496,13 @@ impl Predictor {
                 positive(&format!("region {k}'s {} curve", param.name()), idx)?;
             }
             let curves = std::array::from_fn(|j| curve(REGION_PARAMS[j], lists[j]));
-            let points = || lists.iter().flat_map(|idx| idx.iter());
-            let peak = points().map(|&i| capacity(p, i)).fold(0.0, f64::max);
-            regions.push(RegionModel {
-                from: r.from_unique_bytes as f64,
-                to: r.to_unique_bytes as f64,
-                focal: r.focal.clone(),
-                unique: (!c.unique_bytes.is_empty())
-                    .then(|| {
-                        positive(&format!("region {k}'s uniqueBytes curve"), &c.unique_bytes)
-                            .map(|_| curve(Param::UniqueBytes, &c.unique_bytes))
-                    })
-                    .transpose()?,
-                seeks: curves[2].saves_seeks(),
-                writes_busy: writes_busy(p, lists[1]),
-                curves,
-                peak,
-                measured_peak: points().map(|&i| tp(i)).fold(0.0, f64::max),
-            });
+            let own = (!c.unique_bytes.is_empty())
+                .then(|| {
+                    positive(&format!("region {k}'s uniqueBytes curve"), &c.unique_bytes)
+                        .map(|_| curve(Param::UniqueBytes, &c.unique_bytes))
+                })
+                .transpose()?;
+            regions.push(RegionModel::new(p, r, curves, own, &unique));
         }
         Ok(Predictor {
             unique,
@@ -535,7 +569,7 @@ impl Predictor {
         // Where the uniqueBytes curve falls by at least BORDER from one
         // region's focal uniqueBytes to the next's: a cache serves the one
         // before, and it is the faster.
-        let at = |r: &RegionModel| self.unique.at(r.focal.unique_bytes.0 as f64).0;
+        let at = |r: &RegionModel| r.unique_at_focal.1;
         self.below_before = (0..self.regions.len())
             .map(|k| k > 0 && at(&self.regions[k - 1]) >= BORDER * at(&self.regions[k]))
             .collect();
@@ -693,11 +727,11 @@ impl Predictor {
     /// kind's share of the requests times its time, and the rest.
     fn apart_times(r: &RegionModel, w: &Workload, seq_frac: f64) -> Option<(f64, f64)> {
         let [size, read, seq, _] = &r.curves;
-        let k = Kinds::of(r)?;
+        let k = r.kinds.as_ref()?;
         let (z0, nf) = (k.z0, k.nf);
         let share = k.share(w);
         let z = w.size_mean.0 as f64;
-        let at_focal = k.slow(size.at(z0).0, z0);
+        let at_focal = k.slow(r.at_focal[0], z0);
         let d_slow = k.slow(size.at(z).0, z) + k.slow(seq.at(seq_frac).0, z0) - 2.0 * at_focal;
         let t = z0 * nf / read.at_as_time(w.read_frac)
             + share * (k.fast(z) - k.fast(z0))
@@ -733,7 +767,7 @@ impl Predictor {
             .enumerate()
             .map(|(k, r)| {
                 let applies = self.apart_in(k) && r.focal.process_num == 1;
-                match Kinds::of(r) {
+                match &r.kinds {
                     Some(kinds) if applies => (0..=most)
                         .map(|n| kinds.queued(r, n.max(1), cores, cpu))
                         .collect(),
@@ -751,7 +785,7 @@ impl Predictor {
         let table = self.apart_queued.get(k).filter(|t| !t.is_empty())?;
         let r = &self.regions[k];
         let n = w.process_num;
-        let kinds = Kinds::of(r)?;
+        let kinds = r.kinds.as_ref()?;
         let q = match table.get(n as usize) {
             Some(&q) => q,
             None => kinds.queued(r, n, self.cores, self.cpu_measured),
@@ -804,7 +838,7 @@ impl Predictor {
         one.process_num = 1;
         let z = w.effective_size_mean();
         let dc = cpu.at(z);
-        let dd = (z / self.predict(&one).predicted_throughput_bytes_per_sec - dc).max(0.0);
+        let dd = (z / self.throughput(&one).1 - dc).max(0.0);
         overlap_gain(dc, dd, n, cpu.cores)
     }
 
@@ -842,15 +876,23 @@ impl Predictor {
 
     /// The region Appendix B chooses for uniqueBytes `u`.
     pub fn region_of(&self, u: f64) -> usize {
+        self.region_at(u, || self.unique.at(u).0)
+    }
+
+    /// [`Predictor::region_of`], `t` giving the uniqueBytes curve's
+    /// throughput at `u` where needed.
+    fn region_at(&self, u: f64, t: impl FnOnce() -> f64) -> usize {
         let n = self.regions.len();
         let fu = |k: usize| self.regions[k].focal.unique_bytes.0 as f64;
         let more = (0..n).find(|&k| fu(k) >= u);
         let less = (0..n).rev().find(|&k| fu(k) <= u);
         match (less, more) {
             (Some(l), Some(m)) if l != m => {
-                let t = self.unique.at(u).0;
-                let (tl, tm) = (self.unique.at(fu(l)).0, self.unique.at(fu(m)).0);
-                if (t / tl).ln().abs() <= (t / tm).ln().abs() {
+                let t = t();
+                let fa = |k: usize| self.regions[k].unique_at_focal.1;
+                // The nearer in the log of throughput.
+                let far = |a: f64| (t / a).max(a / t);
+                if far(fa(l)) <= far(fa(m)) {
                     l
                 } else {
                     m
@@ -893,38 +935,58 @@ impl Predictor {
 
     /// Predicts `w`'s throughput (without [`Predictor::check`]ing it).
     pub fn predict(&self, w: &Workload) -> Prediction {
-        let k = self.region_of(w.unique_bytes.0 as f64);
-        let p = self.predict_in(k, w);
+        let (k, tp, outside) = self.throughput(w);
+        let params = std::iter::once(Param::UniqueBytes).chain(REGION_PARAMS);
+        let extrapolated = params
+            .enumerate()
+            .filter(|&(j, _)| outside & (1 << j) != 0)
+            .map(|(_, param)| param.name().to_string())
+            .collect();
+        Prediction {
+            region: k,
+            extrapolated,
+            near_border: self.near_border(w.unique_bytes.0 as f64),
+            ..of_throughput(w, tp)
+        }
+    }
+
+    /// [`Predictor::predict`]'s region and throughput for `w`, and the
+    /// parameters outside their curves' measured range: a bit for
+    /// uniqueBytes, then one for each of [`REGION_PARAMS`]. Without the
+    /// document's strings, for the models that predict many workloads to
+    /// make one prediction.
+    pub(crate) fn throughput(&self, w: &Workload) -> (usize, f64, u8) {
+        let u = w.unique_bytes.0 as f64;
+        let x = Param::UniqueBytes.axis(u);
+        let at_u = self.unique.at_axis(x);
+        let k = self.region_at(u, || at_u.0);
+        let (tp, outside) = self.throughput_in(k, w, (x, at_u));
         if !self.below_before.get(k).copied().unwrap_or(false) {
-            return p;
+            return (k, tp, outside);
         }
         // See no_faster_than_the_region_before.
         let mut nearer = w.clone();
         nearer.unique_bytes = self.regions[k - 1].focal.unique_bytes.min(w.unique_bytes);
+        let v = nearer.unique_bytes.0 as f64;
+        let x = Param::UniqueBytes.axis(v);
         let before = self
-            .predict_in(k - 1, &nearer)
-            .predicted_throughput_bytes_per_sec;
-        if before >= p.predicted_throughput_bytes_per_sec {
-            return p;
-        }
-        p.with_throughput(w, before)
+            .throughput_in(k - 1, &nearer, (x, self.unique.at_axis(x)))
+            .0;
+        (k, tp.min(before), outside)
     }
 
-    /// `w`'s prediction on region `k`'s curves.
-    fn predict_in(&self, k: usize, w: &Workload) -> Prediction {
-        let u = w.unique_bytes.0 as f64;
+    /// `w`'s throughput on region `k`'s curves, and the parameters outside
+    /// them ([`Predictor::throughput`]); `(x, at_u)` its uniqueBytes on the
+    /// curves' axis and the uniqueBytes curve there ([`Curve::at`]).
+    fn throughput_in(&self, k: usize, w: &Workload, (x, at_u): (f64, (f64, bool))) -> (f64, u8) {
         let r = &self.regions[k];
-        let mut extrapolated = Vec::new();
         // Outside the profile's uniqueBytes range is extrapolation; outside
         // only the region's own curve is the flat end of its region.
-        if self.unique.at(u).1 {
-            extrapolated.push(Param::UniqueBytes.name().to_string());
-        }
-        let uc = r.unique.as_ref().unwrap_or(&self.unique);
-        let unique = uc.at(u).0 / uc.at(r.focal.unique_bytes.0 as f64).0;
+        let mut outside = u8::from(at_u.1);
+        let unique = r.unique.as_ref().map_or(at_u.0, |c| c.at_axis(x).0) / r.unique_at_focal.0;
         let (mut factor, mut procs_ratio) = (unique, 1.0);
         // The focal point lies on every curve of its region.
-        let focal_tp = r.curves[0].at(Param::SizeMean.of(&r.focal)).0;
+        let focal_tp = r.at_focal[0];
         // Time per request of one generator at the focal point, and what
         // the additive parameters add to it (see additive_in_last_region).
         let zf = r.focal.size_mean.0 as f64;
@@ -933,19 +995,22 @@ impl Predictor {
         let (mut dt, mut z, mut ratios) = (0.0, zf, 1.0);
         let last = k + 1 == self.regions.len();
         let (keep, procs, overlap, gain) = self.processes(r, w, last);
-        for (param, c) in REGION_PARAMS.iter().zip(&r.curves) {
+        for (j, ((param, c), at_focal)) in REGION_PARAMS
+            .iter()
+            .zip(&r.curves)
+            .zip(r.at_focal)
+            .enumerate()
+        {
             let v = match param {
                 Param::SeqFrac => param.of(w) * keep,
                 _ => param.of(w),
             };
             let (t, out) = c.at(v);
-            if out {
-                extrapolated.push(param.name().to_string());
-            }
+            outside |= u8::from(out) << (j + 1);
             let ratio = match param {
                 Param::ProcessNum if procs.is_finite() => procs,
-                Param::ProcessNum => t / c.at(param.of(&r.focal)).0 / overlap,
-                _ => t / c.at(param.of(&r.focal)).0,
+                Param::ProcessNum => t / at_focal / overlap,
+                _ => t / at_focal,
             };
             if *param == Param::ProcessNum {
                 procs_ratio = ratio;
@@ -982,19 +1047,14 @@ impl Predictor {
             // See bounded_by_peak.
             tp = tp.min(r.peak * unique);
         }
-        tp *= gain;
-        Prediction {
-            region: k,
-            extrapolated,
-            near_border: self.near_border(u),
-            ..of_throughput(w, tp)
-        }
+        (tp * gain, outside)
     }
 }
 
 /// A region whose reads and writes are served apart
 /// ([`Predictor::mixed_where_served_apart`]): its focal point and the
 /// fast kind's time per request there.
+#[derive(Clone, Debug)]
 struct Kinds {
     z0: f64,
     nf: f64,
@@ -1008,9 +1068,7 @@ struct Kinds {
 impl Kinds {
     /// `None` where the readFrac curve's ends differ less than
     /// [`SERVED_APART`] times, or the focal point has only the fast kind.
-    fn of(r: &RegionModel) -> Option<Kinds> {
-        let read = &r.curves[1];
-        let f = &r.focal;
+    fn of(read: &Curve, f: &Workload) -> Option<Kinds> {
         let (z0, nf) = (f.size_mean.0 as f64, f64::from(f.process_num));
         let (reads, writes) = (read.at(1.0).0, read.at(0.0).0);
         if (reads / writes).max(writes / reads) < SERVED_APART {
