@@ -216,6 +216,9 @@ struct RegionModel {
     /// The device's busy fraction at the readFrac curve's least readFrac
     /// (all writes), if the profile recorded it.
     writes_busy: Option<f64>,
+    /// The device's busy fraction at the processNum curve's most
+    /// generators, if the profile recorded it.
+    most_busy: Option<f64>,
     /// Its reads' and writes' kinds where they are served apart
     /// ([`Kinds::of`], computed once).
     kinds: Option<Kinds>,
@@ -245,6 +248,10 @@ impl RegionModel {
             kinds: Kinds::of(&curves[1], &r.focal),
             seeks: curves[2].saves_seeks(),
             writes_busy: writes_busy(p, lists[1]),
+            most_busy: lists[3]
+                .iter()
+                .max_by_key(|&&i| p.points[i].workload.process_num)
+                .and_then(|&i| p.points[i].device_busy_frac),
             curves,
             peak: points().map(|&i| capacity(p, i)).fold(0.0, f64::max),
             measured_peak: points().map(|&i| tp(i)).fold(0.0, f64::max),
@@ -301,6 +308,12 @@ const SERVED_APART: f64 = 2.0;
 /// page cache still took the writes, 2.1 GB/s against 5.0 for reads, and
 /// served apart there the region went from 12.7% to 30.3%).
 const WRITES_WAIT: f64 = 0.5;
+
+/// The least busy fraction of the device at which it counts as saturated
+/// ([`Predictor::device_saturated_peak`]): `/proc/diskstats`' io_ticks
+/// give 1.00 on this machine where the disk region's processNum curve
+/// ends (sixteen generators) in every run that recorded them.
+pub const DEVICE_FULL: f64 = 0.99;
 
 /// The prediction of throughput `tp` for `w`: its requests per second and
 /// mean response time follow (Little's law over its generators), in region
@@ -867,6 +880,19 @@ impl Predictor {
             ys[n - 1] < ys[n - 2] * SATURATED.powf(doublings)
         };
         (ys.last() < Some(&top) || flat).then_some(r.measured_peak)
+    }
+
+    /// Where the device was busy at least [`DEVICE_FULL`] of the time at
+    /// the last region's processNum curve's most generators, the most any
+    /// point of that region's four curves measured: the device was
+    /// saturated there, whether or not the curve still rose (the scaler
+    /// may have measured only its ends). A bound only for workloads that
+    /// need the device as that point did (see `Composed`).
+    pub fn device_saturated_peak(&self) -> Option<f64> {
+        let r = self.regions.last()?;
+        r.most_busy
+            .is_some_and(|b| b >= DEVICE_FULL)
+            .then_some(r.measured_peak)
     }
 
     /// The uniqueBytes curve.
