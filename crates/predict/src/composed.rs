@@ -36,7 +36,7 @@
 //! than the most its curves measured where its processNum curve shows a
 //! saturated resource ([`Predictor::saturated_peak`]), or the device was
 //! busy all the time at its most generators and the cached class keeps
-//! less than [`MIX`] of its requests cached
+//! less than `MIX` (98%) of its requests cached
 //! ([`Predictor::device_saturated_peak`]).
 
 use crate::predict::{Param, PredictError, Prediction, Predictor, WithThroughput};
