@@ -247,11 +247,8 @@ impl RegionModel {
             unique: own,
             kinds: Kinds::of(&curves[1], &r.focal),
             seeks: curves[2].saves_seeks(),
-            writes_busy: writes_busy(p, lists[1]),
-            most_busy: lists[3]
-                .iter()
-                .max_by_key(|&&i| p.points[i].workload.process_num)
-                .and_then(|&i| p.points[i].device_busy_frac),
+            writes_busy: busy_where_least(p, lists[1], |w| w.read_frac),
+            most_busy: busy_where_least(p, lists[3], |w| -f64::from(w.process_num)),
             curves,
             peak: points().map(|&i| capacity(p, i)).fold(0.0, f64::max),
             measured_peak: points().map(|&i| tp(i)).fold(0.0, f64::max),
@@ -1189,12 +1186,13 @@ struct Queued {
     device: f64,
 }
 
-/// The device's busy fraction at the least readFrac of the readFrac curve
-/// `idx` (all writes), if `p` recorded it.
-fn writes_busy(p: &Profile, idx: &[usize]) -> Option<f64> {
-    let rf = |i: usize| p.points[i].workload.read_frac;
+/// The device's busy fraction at the point of curve `idx` whose workload
+/// has the least `key` (the readFrac curve's all writes, the processNum
+/// curve's most generators), if `p` recorded it.
+fn busy_where_least(p: &Profile, idx: &[usize], key: impl Fn(&Workload) -> f64) -> Option<f64> {
+    let k = |i: usize| key(&p.points[i].workload);
     idx.iter()
-        .min_by(|&&a, &&b| rf(a).total_cmp(&rf(b)))
+        .min_by(|&&a, &&b| k(a).total_cmp(&k(b)))
         .and_then(|&i| p.points[i].device_busy_frac)
 }
 
