@@ -27,10 +27,13 @@
 //! - **Curves kept clean of it.** A processNum curve measured beyond the
 //!   cache has points whose shares fit the cache; they mix the two classes
 //!   and are left out of that curve (it is then flat beyond its last clean
-//!   point), so the composition is not counted twice.
+//!   point), so the composition is not counted twice. Where no share of a
+//!   workload fits, none of its generators runs from the cache, and it is
+//!   predicted on those clean curves too: the points left out would lend
+//!   it the cached shares' speed.
 //!
-//! Where no share fits, or the cached class would not keep [`SEPARATE`] of
-//! its requests cached, the workload is predicted whole: Chen's product on
+//! Where the cached class would not keep [`SEPARATE`] of its requests
+//! cached, the workload is predicted whole: Chen's product on
 //! the profile's own curves (whose processNum curve measured the mixing),
 //! with the bound and the costs that add; in the last region, no faster
 //! than the most its curves measured where its processNum curve shows a
@@ -151,8 +154,9 @@ impl Composed {
     }
 
     /// Throughput of `w`'s generators over shares of a cache of `c` bytes
-    /// (see the module documentation): `whole`'s (`chen`'s) where no
-    /// share fits, the classes' sum bounded by the bottleneck where they
+    /// (see the module documentation): Chen's on the curves kept clean
+    /// of shares that fit where no share fits, the classes' sum bounded
+    /// by the bottleneck where they
     /// separate, and where they mix `whole`'s bounded by the last region's
     /// saturated peak ([`Predictor::saturated_peak`]; where only its
     /// device shows saturation, [`Predictor::device_saturated_peak`], and
@@ -163,7 +167,7 @@ impl Composed {
         let n = f64::from(w.process_num);
         let s = w.unique_bytes.0 as f64 / n;
         if (c / s).floor() < 1.0 {
-            return tp;
+            return self.base.throughput(w).1;
         }
         if let (_, Some((sum, cap))) = self.classes(w, c) {
             return sum.min(cap);
@@ -598,6 +602,35 @@ mod tests {
         assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
     }
 
+    /// One disk of 100 MB/s however many generators share it, beneath a
+    /// 1 GiB cache whose shares run at 1 GB/s a generator (two CPUs): the
+    /// disk region's processNum curve, at 4 GiB, gains 11x from two
+    /// generators to four, whose 1 GiB shares fit the cache. Three
+    /// generators over 6 GiB keep no share cached and run at 100 MB/s;
+    /// the product, between two and four on that curve, predicts over
+    /// 3x that. On the curve kept clean of the points whose shares fit
+    /// (flat beyond two generators), it is 100 MB/s.
+    #[test]
+    fn where_no_share_fits_the_curve_kept_clean_decides() {
+        let tp = |w: &Workload| {
+            let n = f64::from(w.process_num);
+            let (u, c) = (w.unique_bytes.0 as f64, GIB as f64);
+            let k = (c / (u / n)).floor().min(n);
+            if u <= c {
+                return n.min(2.0) * 1e9;
+            }
+            k.min(2.0) * 1e9 + 100e6
+        };
+        let p = synthetic(tp);
+        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let w = Workload::of(6 * GIB, 64 << 10, 0.5, 0.5, 3);
+        assert_eq!(tp(&w), 100e6);
+        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!(chen > 3.0 * tp(&w), "chen {chen}");
+        assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
+    }
+
     /// Two CPUs copy a 1 GiB cache at 1 GB/s each; beyond it one generator
     /// reads at 100 MB/s and writes at 400 MB/s, and `n` generators share
     /// one path to the storage of `path(n)` bytes a second.
@@ -741,7 +774,9 @@ mod tests {
     /// copy's: the processNum curve, measured with 64 KiB requests (gain
     /// 1.18 at two), understates 1 MiB requests' gain (1.33). The truth
     /// is the closed network's by Buzen's convolution, not by mean value
-    /// analysis.
+    /// analysis. A raw disk has no cache: the profile declares none (with
+    /// one, the processNum curve's points whose shares fit it would be
+    /// left out, step 14).
     #[test]
     fn the_cpu_and_the_device_serve_at_once() {
         let demands = |w: &Workload| {
@@ -756,11 +791,14 @@ mod tests {
             w.size_mean.0 as f64 * g(n - 1) / g(n)
         };
         let cpu = |w: &Workload| Some(tp(w) / w.size_mean.0 as f64 * demands(w).0);
-        let mut p = synthetic_with_cpu(tp, cpu);
-        p.system.cpus = 1;
-        let m = Composed::new(&p).unwrap();
-        let mut blind = synthetic(tp);
-        blind.system.cpus = 1;
+        let raw = |mut p: Profile| {
+            p.system.cpus = 1;
+            p.caches.clear();
+            p.cache_sizes_bytes.clear();
+            p
+        };
+        let m = Composed::new(&raw(synthetic_with_cpu(tp, cpu))).unwrap();
+        let blind = raw(synthetic(tp));
         let without = Composed::new(&blind).unwrap();
         let cd = m.base.measured_cpu_demand().unwrap();
         assert!((cd.fixed / 1e-4 - 1.0).abs() < 1e-6 && (cd.per_byte * 50e6 - 1.0).abs() < 1e-6);
