@@ -7,12 +7,15 @@ fn json(p: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
-/// Chen's bound: median error at most 10% over 100 random workloads on
-/// sparc1990 and split-cache, 50 on raid0; write-through measures 11.6% (a
-/// regression bound of 15% here, see docs/PREDICTION.md), and on the three
-/// small presets the product model beats interpolation on an orthogonal
-/// sample that measured at least as many points as the profile.
-fn validate_meets_the_bound_and_beats_the_orthogonal_baseline(preset: &str, bound: f64) {
+/// The default model's median error over 100 random workloads within
+/// `bound` (issue 13, Must show 1: 5%; split-cache measures 5.7%, a
+/// regression bound of 10% here, see docs/PREDICTION.md), and on the three
+/// small presets it beats interpolation on an orthogonal sample that
+/// measured at least as many points as the profile.
+fn validate_meets_the_bound_and_beats_the_orthogonal_baseline(
+    preset: &str,
+    bound: f64,
+) -> serde_json::Value {
     let v = validated(preset, bound, 100, &["--baseline", "orthogonal"]);
     let median = v["median_abs_error"].as_f64().unwrap();
     let base = &v["baseline"];
@@ -26,6 +29,7 @@ fn validate_meets_the_bound_and_beats_the_orthogonal_baseline(preset: &str, boun
         v["profile_points"].as_u64().unwrap() <= base["points"].as_u64().unwrap(),
         "{preset}: the baseline must not have fewer points"
     );
+    v
 }
 
 /// `willy validate --samples n` (even) on `preset`'s profile with `extra`
@@ -110,22 +114,22 @@ fn drift_is_each_focal_point_again(preset: &str, v: &serde_json::Value) {
     }
 }
 
-/// The contract of issue 13: the selected model (`chen` by default) in
+/// The contract of issue 13: the selected model (`willy` by default) in
 /// `model`, every point's error under every model in `error_by_model`
 /// (the selected one's is `error`), their medians overall and per region;
 /// and `willy` is no worse than `chen` in any region (and overall within
 /// 0.1 percentage point).
 fn both_models_side_by_side(preset: &str, v: &serde_json::Value) {
-    assert_eq!(v["model"], "chen");
+    assert_eq!(v["model"], "willy");
     assert_eq!(v["schema_version"], 4);
     let points = v["points"].as_array().unwrap();
     for p in points {
         let by = &p["error_by_model"];
-        assert_eq!(by["chen"], p["error"], "{preset}: {p}");
-        assert!(by["willy"].as_f64().unwrap() >= 0.0, "{preset}: {p}");
+        assert_eq!(by["willy"], p["error"], "{preset}: {p}");
+        assert!(by["chen"].as_f64().unwrap() >= 0.0, "{preset}: {p}");
     }
     let overall = &v["median_abs_error_by_model"];
-    assert_eq!(overall["chen"], v["median_abs_error"]);
+    assert_eq!(overall["willy"], v["median_abs_error"]);
     let regions = v["regions"].as_array().unwrap();
     let counted: u64 = regions
         .iter()
@@ -371,7 +375,7 @@ fn a_slower_system_shows_as_drift(d: &Dir, p: &std::path::Path) {
 
 #[test]
 fn validate_sparc1990() {
-    validate_meets_the_bound_and_beats_the_orthogonal_baseline("sparc1990", 0.10);
+    validate_meets_the_bound_and_beats_the_orthogonal_baseline("sparc1990", 0.05);
 }
 
 #[test]
@@ -384,20 +388,33 @@ fn validate_raid0() {
     // 50 workloads and without the orthogonal baseline: its grid of a
     // GiB-scale preset takes as long again, and the three small presets
     // check it with 100.
-    validated("raid0", 0.10, 50, &[]);
+    validated("raid0", 0.05, 50, &[]);
+}
+
+/// The median error of the last region (the disk's) within `bound`.
+fn last_region_within(preset: &str, v: &serde_json::Value, bound: f64) {
+    let last = v["regions"].as_array().unwrap().last().unwrap();
+    let model = v["model"].as_str().unwrap();
+    let e = last["median_abs_error_by_model"][model].as_f64().unwrap();
+    assert!(e <= bound, "{preset}: last region {e}");
 }
 
 /// raw-disk: `chen` 12.3% (docs/PREDICTION.md: its processNum curve's loss
 /// is lost sequentiality, which the product gives every workload alike),
-/// `willy` 5.0%; the bound is `chen`'s, with room.
+/// `willy` 3.7%; Must show 1 of issue 13 asks 5%, and 10% of a raw disk's
+/// only region.
 #[test]
 fn validate_raw_disk() {
-    validated("raw-disk", 0.15, 100, &[]);
+    let v = validated("raw-disk", 0.05, 100, &[]);
+    last_region_within("raw-disk", &v, 0.10);
 }
 
+/// write-through: `chen` 10.9%, `willy` 4.5% (its disk region 4.7%,
+/// within Must show 1's 15%).
 #[test]
 fn validate_write_through() {
-    validate_meets_the_bound_and_beats_the_orthogonal_baseline("write-through", 0.15);
+    let v = validate_meets_the_bound_and_beats_the_orthogonal_baseline("write-through", 0.05);
+    last_region_within("write-through", &v, 0.15);
 }
 
 /// At a region's focal vector the product model returns what was measured

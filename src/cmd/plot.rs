@@ -122,7 +122,7 @@ pub fn cmd_plot(args: PlotArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let profile = load_profile(&args.profile)?;
-    model(willy_predict::MODELS[0], &args.profile, &profile)?;
+    model(willy_predict::DEFAULT_MODEL, &args.profile, &profile)?;
     let validation = args
         .validation
         .as_deref()
@@ -158,7 +158,7 @@ pub fn cmd_report(args: ReportArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let profile = load_profile(&args.profile)?;
-    model(willy_predict::MODELS[0], &args.profile, &profile)?;
+    model(willy_predict::DEFAULT_MODEL, &args.profile, &profile)?;
     check_output_path("--output", &args.output)?;
     let validation = args
         .validation
