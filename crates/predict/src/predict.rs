@@ -222,6 +222,10 @@ struct RegionModel {
     /// Its reads' and writes' kinds where they are served apart
     /// ([`Kinds::of`], computed once).
     kinds: Option<Kinds>,
+    /// Its processNum curve's points as (generators, throughput, CPUs
+    /// busy), by generators, where every one recorded its CPU time
+    /// ([`Predictor::cpus_fill_first`]); empty otherwise.
+    busy: Vec<(f64, f64, f64)>,
 }
 
 impl RegionModel {
@@ -249,6 +253,7 @@ impl RegionModel {
             seeks: curves[2].saves_seeks(),
             writes_busy: busy_where_least(p, lists[1], |w| w.read_frac),
             most_busy: busy_where_least(p, lists[3], |w| -f64::from(w.process_num)),
+            busy: busy_curve(p, lists[3]),
             curves,
             peak: points().map(|&i| capacity(p, i)).fold(0.0, f64::max),
             measured_peak: points().map(|&i| tp(i)).fold(0.0, f64::max),
@@ -393,6 +398,10 @@ pub struct Predictor {
     /// The cache whose shares the `willy` model composes
     /// ([`read_cache`]), bytes; 0 without one.
     share_cache: f64,
+    /// Whether, in every region but the last, processNum between two
+    /// measured points is the CPUs busy times the throughput per busy CPU
+    /// (not in Chen's model; [`Predictor::cpus_fill_first`]).
+    cpus_first: bool,
 }
 
 /// CPU time per request, `fixed + per_byte·size` seconds, on `cores` CPUs.
@@ -530,7 +539,42 @@ impl Predictor {
             overlapping: false,
             cpu_measured: CpuDemand::of_last_region(p),
             share_cache: read_cache(p).unwrap_or(0.0),
+            cpus_first: false,
         })
+    }
+
+    /// The same, with processNum between two points of a region's curve
+    /// (every region but the last) taken apart into the CPUs busy and the
+    /// throughput per busy CPU, where the points recorded their CPU time:
+    /// `N` generators keep `min(b_a·N/N_a, b_b)` CPUs busy between points
+    /// `a` and `b` (each as busy as at `a` until the CPUs measured at `b`
+    /// are full), and the throughput per busy CPU is interpolated as the
+    /// curve is. Where the CPUs fill between two measured points (the
+    /// cache region's copies: two CPUs, a curve at one and four
+    /// generators), interpolating the throughput itself puts two
+    /// generators halfway, though they keep both CPUs busy.
+    pub fn cpus_fill_first(mut self) -> Predictor {
+        self.cpus_first = true;
+        self
+    }
+
+    /// A processNum curve's points `busy` (generators, throughput, CPUs
+    /// busy; by generators) at `n` generators by
+    /// [`Predictor::cpus_fill_first`], where it applies.
+    fn filled(busy: &[(f64, f64, f64)], n: f64) -> Option<f64> {
+        let j = busy.partition_point(|&(m, _, _)| m <= n);
+        if j == 0 || j == busy.len() || busy[j - 1].0 == n {
+            return None;
+        }
+        let ((na, xa, ba), (nb, xb, bb)) = (busy[j - 1], busy[j]);
+        // Where the CPUs grow faster than the generators, the rule would
+        // not meet the point at `b`: the curve as it is.
+        if ba <= 0.0 || bb < ba || ba * nb / na < bb {
+            return None;
+        }
+        let f = (n.ln() - na.ln()) / (nb.ln() - na.ln());
+        let per = xa / ba + f * (xb / bb - xa / ba);
+        Some((ba * n / na).min(bb) * per)
     }
 
     /// The same, with `params`' effects in the last region (the disk's,
@@ -1028,7 +1072,10 @@ impl Predictor {
                 Param::SeqFrac => param.of(w) * keep,
                 _ => param.of(w),
             };
-            let (t, out) = c.at(v);
+            let (mut t, out) = c.at(v);
+            if self.cpus_first && !last && *param == Param::ProcessNum {
+                t = Self::filled(&r.busy, v).unwrap_or(t);
+            }
             outside |= u8::from(out) << (j + 1);
             let ratio = match param {
                 Param::ProcessNum if procs.is_finite() => procs,
@@ -1221,6 +1268,23 @@ fn capacity(p: &Profile, i: usize) -> f64 {
     }
 }
 
+/// The processNum curve's points `idx` as (generators, throughput, CPUs
+/// busy), by generators; empty unless every one recorded its CPU time.
+fn busy_curve(p: &Profile, idx: &[usize]) -> Vec<(f64, f64, f64)> {
+    let mut out: Vec<(f64, f64, f64)> = Vec::new();
+    for &i in idx {
+        let pt = &p.points[i];
+        let Some(b) = pt.cpu_cores_busy else {
+            return Vec::new();
+        };
+        let n = f64::from(pt.workload.process_num);
+        out.push((n, pt.throughput_bytes_per_sec, b));
+    }
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out.dedup_by(|a, b| a.0 == b.0);
+    out
+}
+
 /// The least-squares line through `points`: the mean of x, the mean of y
 /// and the slope; `None` with fewer than two distinct x.
 fn least_squares(points: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
@@ -1250,6 +1314,44 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// Between two points of a processNum curve where the CPUs fill
+        /// first: it meets both points, never keeps more CPUs busy than
+        /// the later one, nor than each generator as busy as at the
+        /// earlier, and never falls below the throughput per busy CPU of
+        /// both ends times the CPUs busy at the earlier one.
+        #[test]
+        fn cpus_fill_between_the_points(
+            na in 1u32..8,
+            more in 1u32..16,
+            xa in 1e6f64..1e10,
+            xb in 1e6f64..1e10,
+            ba in 0.05f64..1.0,
+            grow in 0.0f64..1.0,
+            at in 0.0f64..=1.0,
+        ) {
+            let (na, nb) = (f64::from(na), f64::from(na + more));
+            let ba = ba * na;
+            // CPUs busy at `b`: from `ba` up to what `nb` generators as
+            // busy as at `a` keep busy.
+            let bb = ba + grow * (ba * nb / na - ba);
+            let pts = [(na, xa, ba), (nb, xb, bb)];
+            let n = na + at * (nb - na);
+            let close = |x: f64, y: f64| (x / y - 1.0).abs() < 1e-6;
+            match Predictor::filled(&pts, n) {
+                None => prop_assert!(n == na || n == nb),
+                Some(x) => {
+                    prop_assert!(n > na && n < nb);
+                    let near_a = Predictor::filled(&pts, na * (1.0 + 1e-9)).unwrap();
+                    let near_b = Predictor::filled(&pts, nb * (1.0 - 1e-9)).unwrap();
+                    prop_assert!(close(near_a, xa) && close(near_b, xb), "{near_a} {near_b}");
+                    let per = (xa / ba).min(xb / bb);
+                    prop_assert!(x >= per * ba * (1.0 - 1e-9), "{x}");
+                    let most = (xa / ba).max(xb / bb) * bb.min(ba * n / na);
+                    prop_assert!(x <= most * (1.0 + 1e-9), "{x} > {most}");
+                }
+            }
+        }
+
         /// Mean value analysis of the CPUs and the device: one generator
         /// gains nothing; more gain at most their number, at most what the
         /// busier station allows (the bottleneck law), and never less with
