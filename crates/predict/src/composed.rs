@@ -41,6 +41,11 @@
 //! busy all the time at its most generators and the cached class keeps
 //! less than `MIX` (98%) of its requests cached
 //! ([`Predictor::device_saturated_peak`]).
+//!
+//! And in the last region, beyond a write cache smaller than the read
+//! cache, every byte written reaches the device: no faster than the
+//! device's busy time per byte written allows
+//! ([`Predictor::writes_reach_the_device`]).
 
 use crate::predict::{Param, PredictError, Prediction, Predictor, WithThroughput};
 use willy::doc::profile::Profile;
@@ -133,14 +138,21 @@ impl Composed {
     /// Predicts `w`.
     pub fn predict(&self, w: &Workload) -> Prediction {
         let whole = self.whole.predict(w);
-        let n = w.process_num;
         let u = w.unique_bytes.0 as f64;
-        let Some(c) = self.cache else { return whole };
-        if n <= 1 || u <= c {
-            return whole;
+        let tp = match self.cache {
+            Some(c) if w.process_num > 1 && u > c => self.shares(w, c, &whole),
+            _ => whole.predicted_throughput_bytes_per_sec,
+        };
+        // Beyond a write cache, every byte written reaches the device.
+        let bound = (self.whole.is_last(whole.region))
+            .then(|| self.whole.writes_reach_the_device(w))
+            .flatten()
+            .filter(|&b| b < tp);
+        match bound {
+            Some(b) => whole.with_throughput(w, b),
+            None if tp == whole.predicted_throughput_bytes_per_sec => whole,
+            None => whole.with_throughput(w, tp),
         }
-        let tp = self.shares(w, c, &whole);
-        whole.with_throughput(w, tp)
     }
 
     /// The chen model's throughput for `w` with `procs` generators over
@@ -600,6 +612,62 @@ mod tests {
         let w = Workload::of(12 * GIB, 64 << 10, 1.0, 0.5, 2);
         let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
         assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
+    }
+
+    /// Beyond a 1 GiB read cache one generator reads at 100 MB/s and
+    /// writes at 400 MB/s, and a 64 MiB write cache lets no more written
+    /// bytes wait: every one reaches a device that takes 500 MB/s of
+    /// them. Four generators writing over 8 GiB (no share fits the cache)
+    /// run at 500 MB/s; the readFrac curve (one generator, 2.5x faster
+    /// writing) times the processNum curve kept clean of shares that fit
+    /// (2x at two generators) gives 800 MB/s, and the product 1.6 GB/s.
+    /// The all-writes point kept the device busy 80% of the time for
+    /// 400 MB/s: 2 ns a byte written, so at most 500 MB/s. Without the
+    /// write cache found, nothing says the writes must reach the device.
+    #[test]
+    fn beyond_a_write_cache_writes_reach_the_device() {
+        let tp = |w: &Workload| {
+            let (n, rf) = (f64::from(w.process_num), w.read_frac);
+            if w.unique_bytes.0 <= GIB {
+                return n.min(2.0) * 1e9;
+            }
+            let device = if rf < 1.0 {
+                500e6 / (1.0 - rf)
+            } else {
+                f64::MAX
+            };
+            (n / (rf / 100e6 + (1.0 - rf) / 400e6)).min(device)
+        };
+        let with_write_cache = |found: bool| {
+            let mut p = synthetic(tp);
+            for pt in &mut p.points {
+                let x = pt.throughput_bytes_per_sec;
+                let w = &pt.workload;
+                let beyond = w.unique_bytes.0 > GIB;
+                pt.device_busy_frac = Some(if beyond {
+                    x * (1.0 - w.read_frac) / 500e6
+                } else {
+                    0.0
+                });
+            }
+            if found {
+                let mut wc = p.caches[0].clone();
+                (wc.probe, wc.size_bytes) = (Probe::Writes, 64 << 20);
+                p.caches.push(wc);
+            }
+            p
+        };
+        let p = with_write_cache(true);
+        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let w = Workload::of(8 * GIB, 64 << 10, 0.0, 0.5, 4);
+        assert_eq!(tp(&w), 500e6);
+        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!(chen > 3.0 * tp(&w), "chen {chen}");
+        assert!((willy / tp(&w) - 1.0).abs() < 1e-9, "willy {willy}");
+        let m = Composed::new(&with_write_cache(false)).unwrap();
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!(willy > 1.5 * tp(&w), "willy {willy}");
     }
 
     /// Two CPUs copy the cache at 1 GB/s each, every generator busy

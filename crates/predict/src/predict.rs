@@ -133,6 +133,12 @@ impl Curve {
         self.interpolated(self.param.axis(v), |y| y)
     }
 
+    /// Its least parameter value measured (on the curve's axis) and the
+    /// throughput there.
+    fn least(&self) -> (f64, f64) {
+        (self.xs[0], self.ys[0])
+    }
+
     /// [`Curve::at`] for `x` on the curve's axis (the parameter's value,
     /// or its log).
     fn at_axis(&self, x: f64) -> (f64, bool) {
@@ -934,6 +940,27 @@ impl Predictor {
         r.most_busy
             .is_some_and(|b| b >= DEVICE_FULL)
             .then_some(r.measured_peak)
+    }
+
+    /// The most `w` can run in the last region where the profile found a
+    /// write cache smaller than its read cache, and the last region's
+    /// focal point lies beyond it: there the cache holds no more of the
+    /// writes, and every byte written reaches the device. The readFrac
+    /// curve's point of fewest reads (all writes, one generator) gives
+    /// the device's busy time per byte written, `D_w`, and `w`'s bytes
+    /// written, `(1 - readFrac)·X`, keep it busy at most all the time
+    /// (the bottleneck law): `X <= 1 / ((1 - readFrac)·D_w)`. `None`
+    /// elsewhere, without the device's busy time, and for reads alone.
+    pub fn writes_reach_the_device(&self, w: &Workload) -> Option<f64> {
+        let r = self.regions.last()?;
+        let (wc, fu) = (self.write_cache, r.focal.unique_bytes.0 as f64);
+        if !(wc > 0.0 && wc < self.share_cache && fu > wc) || w.read_frac >= 1.0 {
+            return None;
+        }
+        let busy = r.writes_busy.filter(|&b| b > 0.0)?;
+        let (rf, tp) = r.curves[1].least();
+        let per_byte = busy / (tp * (1.0 - rf)).max(f64::MIN_POSITIVE);
+        (rf < 1.0).then(|| 1.0 / ((1.0 - w.read_frac) * per_byte))
     }
 
     /// The uniqueBytes curve.
