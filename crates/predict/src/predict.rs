@@ -317,6 +317,13 @@ const SERVED_APART: f64 = 2.0;
 /// served apart there the region went from 12.7% to 30.3%).
 const WRITES_WAIT: f64 = 0.5;
 
+/// The least share of the CPUs busy at which they count as full
+/// ([`Predictor::cpus_fill_first`]): on this machine the cache region's
+/// processNum curve keeps 1.98-2.00 of its 2 CPUs busy from two
+/// generators on; sim:sparc1990's, whose generators wait for its memory
+/// copies, at most 0.9 of one.
+const CPUS_FULL: f64 = 0.95;
+
 /// The least busy fraction of the device at which it counts as saturated
 /// ([`Predictor::device_saturated_peak`]): `/proc/diskstats`' io_ticks
 /// give 1.00 on this machine where the disk region's processNum curve
@@ -555,10 +562,13 @@ impl Predictor {
     /// `N` generators keep `min(b_a·N/N_a, b_b)` CPUs busy between points
     /// `a` and `b` (each as busy as at `a` until the CPUs measured at `b`
     /// are full), and the throughput per busy CPU is interpolated as the
-    /// curve is. Where the CPUs fill between two measured points (the
-    /// cache region's copies: two CPUs, a curve at one and four
-    /// generators), interpolating the throughput itself puts two
-    /// generators halfway, though they keep both CPUs busy.
+    /// curve is; only where the CPUs do fill between the two, `a`
+    /// keeping less than [`CPUS_FULL`] of them busy and `b` at least that
+    /// (where both do, as on sim:sparc1990, whose one CPU is busy from
+    /// one generator on, nothing fills between them). Where the CPUs fill between two
+    /// measured points (the cache region's copies: two CPUs, a curve at
+    /// one and four generators), interpolating the throughput itself puts
+    /// two generators halfway, though they keep both CPUs busy.
     pub fn cpus_fill_first(mut self) -> Predictor {
         self.cpus_first = true;
         self
@@ -566,8 +576,10 @@ impl Predictor {
 
     /// A processNum curve's points `busy` (generators, throughput, CPUs
     /// busy; by generators) at `n` generators by
-    /// [`Predictor::cpus_fill_first`], where it applies.
-    fn filled(busy: &[(f64, f64, f64)], n: f64) -> Option<f64> {
+    /// [`Predictor::cpus_fill_first`], where it applies: where the CPUs
+    /// fill between the two points around `n`, the earlier keeping fewer
+    /// than `full` of them busy and the later at least `full`.
+    fn filled(busy: &[(f64, f64, f64)], n: f64, full: f64) -> Option<f64> {
         let j = busy.partition_point(|&(m, _, _)| m <= n);
         if j == 0 || j == busy.len() || busy[j - 1].0 == n {
             return None;
@@ -575,7 +587,7 @@ impl Predictor {
         let ((na, xa, ba), (nb, xb, bb)) = (busy[j - 1], busy[j]);
         // Where the CPUs grow faster than the generators, the rule would
         // not meet the point at `b`: the curve as it is.
-        if ba <= 0.0 || bb < ba || ba * nb / na < bb {
+        if ba >= full || bb < full || ba <= 0.0 || ba * nb / na < bb {
             return None;
         }
         let f = (n.ln() - na.ln()) / (nb.ln() - na.ln());
@@ -1101,7 +1113,7 @@ impl Predictor {
             };
             let (mut t, out) = c.at(v);
             if self.cpus_first && !last && *param == Param::ProcessNum {
-                t = Self::filled(&r.busy, v).unwrap_or(t);
+                t = Self::filled(&r.busy, v, CPUS_FULL * self.cores).unwrap_or(t);
             }
             outside |= u8::from(out) << (j + 1);
             let ratio = match param {
@@ -1353,7 +1365,7 @@ mod tests {
             xa in 1e6f64..1e10,
             xb in 1e6f64..1e10,
             ba in 0.05f64..1.0,
-            grow in 0.0f64..1.0,
+            grow in 0.01f64..1.0,
             at in 0.0f64..=1.0,
         ) {
             let (na, nb) = (f64::from(na), f64::from(na + more));
@@ -1364,12 +1376,16 @@ mod tests {
             let pts = [(na, xa, ba), (nb, xb, bb)];
             let n = na + at * (nb - na);
             let close = |x: f64, y: f64| (x / y - 1.0).abs() < 1e-6;
-            match Predictor::filled(&pts, n) {
+            // CPUs that do not fill at `b`, or were full at `a`: the
+            // curve as it is.
+            prop_assert!(Predictor::filled(&pts, n, bb * 1.001).is_none());
+            prop_assert!(Predictor::filled(&pts, n, ba).is_none());
+            match Predictor::filled(&pts, n, bb) {
                 None => prop_assert!(n == na || n == nb),
                 Some(x) => {
                     prop_assert!(n > na && n < nb);
-                    let near_a = Predictor::filled(&pts, na * (1.0 + 1e-9)).unwrap();
-                    let near_b = Predictor::filled(&pts, nb * (1.0 - 1e-9)).unwrap();
+                    let near_a = Predictor::filled(&pts, na * (1.0 + 1e-12), bb).unwrap();
+                    let near_b = Predictor::filled(&pts, nb * (1.0 - 1e-12), bb).unwrap();
                     prop_assert!(close(near_a, xa) && close(near_b, xb), "{near_a} {near_b}");
                     let per = (xa / ba).min(xb / bb);
                     prop_assert!(x >= per * ba * (1.0 - 1e-9), "{x}");
