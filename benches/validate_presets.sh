@@ -23,13 +23,13 @@ one() {
 presets=(sparc1990 split-cache write-through raw-disk hdd ssd raid0)
 for p in "${presets[@]}"; do one "$p" & done
 wait
-echo "| preset | chen median error (90% CI) | willy | orthogonal baseline | points: profile / grid | repeatability | last region: workloads, chen / willy |"
+echo "| preset | willy (the default) median error (90% CI) | chen | orthogonal baseline | points: profile / grid | repeatability | last region: workloads, chen / willy |"
 echo "|---|---|---|---|---|---|---|"
 for p in "${presets[@]}"; do
     jq -r --arg p "$p" '
       def pc: . * 1000 | round / 10 | tostring + "%";
       (.regions | last) as $l
-      | "| \($p) | \(.median_abs_error | pc) (\(.median_abs_error_ci90[0] | pc)-\(.median_abs_error_ci90[1] | pc)) | \(.median_abs_error_by_model.willy | pc) | \(.baseline.median_abs_error | pc) | \(.profile_points) / \(.baseline.points) | \(.repeatability_error | pc) | \($l.workloads), \($l.median_abs_error_by_model.chen | pc) / \($l.median_abs_error_by_model.willy | pc) |"
+      | "| \($p) | \(.median_abs_error | pc) (\(.median_abs_error_ci90[0] | pc)-\(.median_abs_error_ci90[1] | pc)) | \(.median_abs_error_by_model.chen | pc) | \(.baseline.median_abs_error | pc) | \(.profile_points) / \(.baseline.points) | \(.repeatability_error | pc) | \($l.workloads), \($l.median_abs_error_by_model.chen | pc) / \($l.median_abs_error_by_model.willy | pc) |"
     ' "$out/v-$p.json"
 done
 echo "files in $out" >&2

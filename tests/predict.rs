@@ -9,7 +9,7 @@ fn json(p: &std::path::Path) -> serde_json::Value {
 
 /// The default model's median error over 100 random workloads within
 /// `bound` (issue 13, Must show 1: 5%; split-cache measures 5.7%, a
-/// regression bound of 10% here, see docs/PREDICTION.md), and on the three
+/// regression bound of 6.5% there, see docs/PREDICTION.md), and on the three
 /// small presets it beats interpolation on an orthogonal sample that
 /// measured at least as many points as the profile.
 fn validate_meets_the_bound_and_beats_the_orthogonal_baseline(
@@ -373,14 +373,21 @@ fn a_slower_system_shows_as_drift(d: &Dir, p: &std::path::Path) {
     }
 }
 
+/// sparc1990: `willy` 0.5% overall; its disk region 32.6% (`chen` 49.6%),
+/// above Must show 1's 15% (docs/PREDICTION.md): there a regression bound.
 #[test]
 fn validate_sparc1990() {
-    validate_meets_the_bound_and_beats_the_orthogonal_baseline("sparc1990", 0.05);
+    let v = validate_meets_the_bound_and_beats_the_orthogonal_baseline("sparc1990", 0.05);
+    last_region_within("sparc1990", &v, 0.35);
 }
 
+/// split-cache: `willy` 5.7% overall (`chen` 8.9%), its last region 21.0%
+/// (`chen` 22.4%); both above Must show 1's 5% and 15%, so regression
+/// bounds here.
 #[test]
 fn validate_split_cache() {
-    validate_meets_the_bound_and_beats_the_orthogonal_baseline("split-cache", 0.10);
+    let v = validate_meets_the_bound_and_beats_the_orthogonal_baseline("split-cache", 0.065);
+    last_region_within("split-cache", &v, 0.25);
 }
 
 #[test]
