@@ -9,7 +9,10 @@
 //! For each pair, prints every model's median error overall and in each
 //! region (the region of each point as the validation recorded it).
 //! With `--points`, also every last-region workload: measured and each
-//! model's prediction; with `--all`, every workload.
+//! model's prediction; with `--all`, every workload. With `--drift`, each
+//! prediction is scaled by its region's drift (the validation's focal
+//! point again over the profile's, `1 + change`), as a user who measured
+//! the focal points again could (docs/PREDICTION.md, "What was tried").
 use std::process::ExitCode;
 use willy::doc::validation::ValidationReport;
 use willy_predict::profile::Profile;
@@ -19,17 +22,25 @@ fn read(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
 }
 
-fn one(profile: &str, validation: &str, points: bool, all: bool) -> Result<(), String> {
+fn one(profile: &str, validation: &str, flags: Flags) -> Result<(), String> {
+    let Flags { points, all, drift } = flags;
     let p = Profile::from_json(&read(profile)?).map_err(|e| format!("{profile}: {e}"))?;
     let v = ValidationReport::from_json(&read(validation)?)
         .map_err(|e| format!("{validation}: {e}"))?;
     let models = willy_predict::all_models(&p).map_err(|e| format!("{profile}: {e}"))?;
     let last = v.points.iter().map(|x| x.region).max().unwrap_or(0);
+    let scale = |region: usize| -> f64 {
+        let d = v.drift.iter().find(|d| d.region == region);
+        match d {
+            Some(d) if drift => 1.0 + d.change,
+            _ => 1.0,
+        }
+    };
     let mut line = format!("{profile:<40}");
     for (name, m) in &models {
         let err = |x: &willy::doc::validation::ValidatedPoint| {
             let tp = m.predict(&x.workload).predicted_throughput_bytes_per_sec;
-            rel_error(tp, x.measured_bytes_per_sec)
+            rel_error(tp * scale(x.region), x.measured_bytes_per_sec)
         };
         let all: Vec<f64> = v.points.iter().map(err).collect();
         line += &format!(" | {name}: {:5.1}%", median(&all) * 100.0);
@@ -55,7 +66,7 @@ fn one(profile: &str, validation: &str, points: bool, all: bool) -> Result<(), S
                 x.measured_bytes_per_sec
             );
             for (name, m) in &models {
-                let tp = m.predict(w).predicted_throughput_bytes_per_sec;
+                let tp = m.predict(w).predicted_throughput_bytes_per_sec * scale(x.region);
                 l += &format!(", {name} {tp:.3e}");
             }
             println!("{l}");
@@ -64,17 +75,32 @@ fn one(profile: &str, validation: &str, points: bool, all: bool) -> Result<(), S
     Ok(())
 }
 
+/// What to print and how to score.
+#[derive(Clone, Copy)]
+struct Flags {
+    points: bool,
+    all: bool,
+    drift: bool,
+}
+
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let all = args.iter().any(|a| a == "--all");
-    let points = all || args.iter().any(|a| a == "--points");
-    args.retain(|a| a != "--points" && a != "--all");
+    let has = |f: &str| args.iter().any(|a| a == f);
+    let all = has("--all");
+    let flags = Flags {
+        points: all || has("--points"),
+        all,
+        drift: has("--drift"),
+    };
+    args.retain(|a| !["--points", "--all", "--drift"].contains(&a.as_str()));
     if args.is_empty() || !args.len().is_multiple_of(2) {
-        eprintln!("usage: rescore [--points|--all] PROFILE VALIDATION [PROFILE VALIDATION ...]");
+        eprintln!(
+            "usage: rescore [--points|--all] [--drift] PROFILE VALIDATION [PROFILE VALIDATION ...]"
+        );
         return ExitCode::from(2);
     }
     for pair in args.chunks(2) {
-        if let Err(e) = one(&pair[0], &pair[1], points, all) {
+        if let Err(e) = one(&pair[0], &pair[1], flags) {
             eprintln!("rescore: {e}");
             return ExitCode::from(2);
         }
