@@ -87,7 +87,37 @@ fn validated(preset: &str, bound: f64, n: usize, extra: &[&str]) -> serde_json::
     assert_eq!(v["error_by_param"].as_array().unwrap().len(), 5);
     both_models_side_by_side(preset, &v);
     drift_is_each_focal_point_again(preset, &v);
+    repeatability_by_region(preset, &v, &stdout(&o));
     v
+}
+
+/// Beneath the models' errors, the table's `repeatability` row: overall
+/// the document's `repeatability_error`, in each region the median of its
+/// points' `repeat_error`.
+fn repeatability_by_region(preset: &str, v: &serde_json::Value, out: &str) {
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("repeatability ") && !l.contains("next seed"))
+        .unwrap_or_else(|| panic!("{preset}: no repeatability row in\n{out}"));
+    let mut want = vec![pct(v["repeatability_error"].as_f64().unwrap())];
+    for r in v["regions"].as_array().unwrap() {
+        let mut e: Vec<f64> = v["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["region"] == r["region"])
+            .map(|p| p["repeat_error"].as_f64().unwrap())
+            .collect();
+        e.sort_by(f64::total_cmp);
+        let n = e.len();
+        want.push(match n {
+            0 => "-".to_string(),
+            _ => pct((e[(n - 1) / 2] + e[n / 2]) / 2.0),
+        });
+    }
+    let got: Vec<&str> = row.split_whitespace().skip(1).collect();
+    assert_eq!(got, want, "{preset}: {row}");
 }
 
 /// Each region's focal point measured again before the workloads, its

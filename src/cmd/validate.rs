@@ -20,7 +20,9 @@ use willy::testbed::{TargetArg, Testbed, TestbedOptions};
 use willy::units::{human_bytes, Bytes};
 use willy::workload::Workload;
 use willy::Error;
-use willy_predict::validate::{random_workloads, rel_error, Orthogonal, Setup, ValidatedPoint};
+use willy_predict::validate::{
+    median, random_workloads, rel_error, Orthogonal, Setup, ValidatedPoint,
+};
 use willy_predict::Model;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -380,7 +382,9 @@ fn baseline(
     Ok((Orthogonal::new(axes, values), grid.len(), levels))
 }
 
-/// Every model's median error, overall and per region, side by side.
+/// Every model's median error, overall and per region, side by side, and
+/// beneath them the repeatability in each region (the median difference
+/// of the two passes there): the noise a model's error there stands on.
 fn print_models(report: &ValidationReport) {
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let selected = report.model.as_deref().unwrap_or("chen");
@@ -398,6 +402,22 @@ fn print_models(report: &ValidationReport) {
         }
         println!("{line}");
     }
+    let mut line = format!(
+        "{:<17} {:>8}",
+        "repeatability",
+        pct(report.repeatability_error)
+    );
+    for r in &report.regions {
+        let there: Vec<f64> = report
+            .points
+            .iter()
+            .filter(|p| p.region == r.region)
+            .map(|p| p.repeat_error)
+            .collect();
+        let v = (!there.is_empty()).then(|| pct(median(&there)));
+        line += &format!(" {:>15}", v.unwrap_or_else(|| "-".into()));
+    }
+    println!("{line}");
 }
 
 fn print_report(report: &ValidationReport) {
