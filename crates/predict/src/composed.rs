@@ -444,6 +444,12 @@ mod tests {
         p
     }
 
+    /// `w`'s throughput under `chen` (`c`) and `willy` (`m`).
+    fn both(c: &Predictor, m: &Composed, w: &Workload) -> (f64, f64) {
+        let tp = |p: Prediction| p.predicted_throughput_bytes_per_sec;
+        (tp(c.predict(w)), tp(m.predict(w)))
+    }
+
     /// Two CPUs copy at 1 GB/s each; a miss costs 20 ms at one disk, with
     /// the hit ratio C/U of generators that all share the cache.
     fn two_cpus_one_disk(w: &Workload) -> f64 {
@@ -480,8 +486,7 @@ mod tests {
         let p = synthetic(two_cpus_one_disk);
         let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
         let w = Workload::of(3 * GIB, 64 << 10, 0.5, 0.5, 8);
-        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
-        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        let (chen, willy) = both(&c, &m, &w);
         assert!(chen < 0.1e9, "chen {chen}");
         // The cap: all eight generators with everything cached.
         assert!(
@@ -543,8 +548,7 @@ mod tests {
         let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
         let w = Workload::of(64 << 20, 1 << 20, 0.5, 0.5, 2);
         let truth = tp(&w);
-        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
-        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        let (chen, willy) = both(&c, &m, &w);
         let peak = p.points[..=p.regions[0].curves.process_num[3]]
             .iter()
             .map(|x| x.throughput_bytes_per_sec)
@@ -604,8 +608,7 @@ mod tests {
         let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
         // Shares of 1.5 GiB: none fits the cache.
         let w = Workload::of(12 * GIB, 64 << 10, 0.0, 0.5, 8);
-        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
-        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        let (chen, willy) = both(&c, &m, &w);
         assert!(chen > 2.5 * tp(&w), "chen {chen}");
         assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
         // Where the disk region's own product stays below it, it stands.
@@ -661,8 +664,7 @@ mod tests {
         let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
         let w = Workload::of(8 * GIB, 64 << 10, 0.0, 0.5, 4);
         assert_eq!(tp(&w), 500e6);
-        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
-        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        let (chen, willy) = both(&c, &m, &w);
         assert!(chen > 3.0 * tp(&w), "chen {chen}");
         assert!((willy / tp(&w) - 1.0).abs() < 1e-9, "willy {willy}");
         let m = Composed::new(&with_write_cache(false)).unwrap();
@@ -692,8 +694,7 @@ mod tests {
         let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
         let w = Workload::of(128 << 20, 64 << 10, 0.5, 0.5, 2);
         let truth = two_cpus_one_disk(&w);
-        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
-        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        let (chen, willy) = both(&c, &m, &w);
         assert!((chen / truth - 0.75).abs() < 0.01, "chen {chen}");
         assert!((willy / truth - 1.0).abs() < 1e-9, "willy {willy}");
         // Three generators, too; and with no CPU time recorded, as `chen`.
@@ -731,8 +732,7 @@ mod tests {
         let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
         let w = Workload::of(6 * GIB, 64 << 10, 0.5, 0.5, 3);
         assert_eq!(tp(&w), 100e6);
-        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
-        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        let (chen, willy) = both(&c, &m, &w);
         assert!(chen > 3.0 * tp(&w), "chen {chen}");
         assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
     }
@@ -767,8 +767,7 @@ mod tests {
         let w = Workload::of(3 * GIB, 64 << 10, 0.0, 0.5, 4);
         let (hc, sum) = m.classes(&w, GIB as f64);
         assert!(hc < SEPARATE && sum.is_none(), "{hc}");
-        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
-        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        let (chen, willy) = both(&c, &m, &w);
         assert!(chen > 2.0 * tp(&w), "chen {chen}");
         assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
         // A path that keeps up with eight generators saturates nothing the
@@ -805,8 +804,7 @@ mod tests {
         let w = Workload::of(3 * GIB, 64 << 10, 0.0, 0.5, 4);
         let (hc, _) = m.solve(&w, GIB as f64, false);
         assert!(hc < MIX, "{hc}");
-        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
-        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        let (chen, willy) = both(&c, &m, &w);
         assert!(chen > 1.5 * tp(&w), "chen {chen}");
         assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
         let m = Composed::new(&with_busy(0.9)).unwrap();
@@ -827,8 +825,7 @@ mod tests {
         let peak = c.saturated_peak().expect("saturated");
         assert!((peak / tp(&Workload::of(4 * GIB, 64 << 10, 0.5, 0.5, 8)) - 1.0).abs() < 1e-9);
         let w = Workload::of(3 * GIB, 64 << 10, 0.0, 0.5, 4);
-        let chen = c.predict(&w).predicted_throughput_bytes_per_sec;
-        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        let (chen, willy) = both(&c, &m, &w);
         assert!(chen > 2.0 * tp(&w), "chen {chen}");
         assert!(willy <= peak * (1.0 + 1e-9), "willy {willy}");
         // 10% per doubling is no saturation.
