@@ -30,11 +30,8 @@ fn one(profile: &str, validation: &str, flags: Flags) -> Result<(), String> {
     let models = willy_predict::all_models(&p).map_err(|e| format!("{profile}: {e}"))?;
     let last = v.points.iter().map(|x| x.region).max().unwrap_or(0);
     let scale = |region: usize| -> f64 {
-        let d = v.drift.iter().find(|d| d.region == region);
-        match d {
-            Some(d) if drift => 1.0 + d.change,
-            _ => 1.0,
-        }
+        let d = v.drift.iter().find(|d| drift && d.region == region);
+        d.map_or(1.0, |d| 1.0 + d.change)
     };
     let mut line = format!("{profile:<40}");
     for (name, m) in &models {
