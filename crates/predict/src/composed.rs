@@ -444,6 +444,11 @@ mod tests {
         p
     }
 
+    /// Both models on `p`: `chen` and `willy`.
+    fn models(p: &Profile) -> (Predictor, Composed) {
+        (Predictor::new(p).unwrap(), Composed::new(p).unwrap())
+    }
+
     /// `w`'s throughput under `chen` (`c`) and `willy` (`m`).
     fn both(c: &Predictor, m: &Composed, w: &Workload) -> (f64, f64) {
         let tp = |p: Prediction| p.predicted_throughput_bytes_per_sec;
@@ -467,7 +472,7 @@ mod tests {
     #[test]
     fn below_the_cache_and_with_one_generator_it_is_chen() {
         let p = synthetic(two_cpus_one_disk);
-        let (c, w) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let (c, w) = models(&p);
         for wl in [
             Workload::of(512 << 20, 64 << 10, 0.5, 0.5, 4),
             Workload::of(6 * GIB, 256 << 10, 0.3, 0.1, 1),
@@ -484,7 +489,7 @@ mod tests {
     #[test]
     fn shares_that_fit_run_at_cache_speed_up_to_the_bottleneck() {
         let p = synthetic(two_cpus_one_disk);
-        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let (c, m) = models(&p);
         let w = Workload::of(3 * GIB, 64 << 10, 0.5, 0.5, 8);
         let (chen, willy) = both(&c, &m, &w);
         assert!(chen < 0.1e9, "chen {chen}");
@@ -545,7 +550,7 @@ mod tests {
             (n * z / (1e-4 + z / 1e9)).min(1e9)
         };
         let p = synthetic(tp);
-        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let (c, m) = models(&p);
         let w = Workload::of(64 << 20, 1 << 20, 0.5, 0.5, 2);
         let truth = tp(&w);
         let (chen, willy) = both(&c, &m, &w);
@@ -605,7 +610,7 @@ mod tests {
             cpus.min(n / (rf / 200e6 + (1.0 - rf) / 2e9))
         };
         let p = synthetic(tp);
-        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let (c, m) = models(&p);
         // Shares of 1.5 GiB: none fits the cache.
         let w = Workload::of(12 * GIB, 64 << 10, 0.0, 0.5, 8);
         let (chen, willy) = both(&c, &m, &w);
@@ -661,7 +666,7 @@ mod tests {
             p
         };
         let p = with_write_cache(true);
-        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let (c, m) = models(&p);
         let w = Workload::of(8 * GIB, 64 << 10, 0.0, 0.5, 4);
         assert_eq!(tp(&w), 500e6);
         let (chen, willy) = both(&c, &m, &w);
@@ -691,7 +696,7 @@ mod tests {
             p
         };
         let p = without_two(synthetic_with_cpu(two_cpus_one_disk, cpu));
-        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let (c, m) = models(&p);
         let w = Workload::of(128 << 20, 64 << 10, 0.5, 0.5, 2);
         let truth = two_cpus_one_disk(&w);
         let (chen, willy) = both(&c, &m, &w);
@@ -729,7 +734,7 @@ mod tests {
             k.min(2.0) * 1e9 + 100e6
         };
         let p = synthetic(tp);
-        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let (c, m) = models(&p);
         let w = Workload::of(6 * GIB, 64 << 10, 0.5, 0.5, 3);
         assert_eq!(tp(&w), 100e6);
         let (chen, willy) = both(&c, &m, &w);
@@ -763,7 +768,7 @@ mod tests {
     fn a_saturated_region_bounds_shares_that_mix() {
         let tp = cache_then_path(|n| if n > 4.0 { 560e6 } else { 640e6 });
         let p = synthetic(tp);
-        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let (c, m) = models(&p);
         let w = Workload::of(3 * GIB, 64 << 10, 0.0, 0.5, 4);
         let (hc, sum) = m.classes(&w, GIB as f64);
         assert!(hc < SEPARATE && sum.is_none(), "{hc}");
@@ -798,7 +803,7 @@ mod tests {
             p
         };
         let p = with_busy(1.0);
-        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let (c, m) = models(&p);
         assert_eq!(c.saturated_peak(), None);
         assert_eq!(c.device_saturated_peak(), Some(640e6));
         let w = Workload::of(3 * GIB, 64 << 10, 0.0, 0.5, 4);
@@ -821,7 +826,7 @@ mod tests {
     fn a_curve_that_stops_gaining_shows_saturation() {
         let tp = cache_then_path(|n| 640e6 * (1.0 + 0.02 * (n / 4.0).log2().max(0.0)));
         let p = synthetic(tp);
-        let (c, m) = (Predictor::new(&p).unwrap(), Composed::new(&p).unwrap());
+        let (c, m) = models(&p);
         let peak = c.saturated_peak().expect("saturated");
         assert!((peak / tp(&Workload::of(4 * GIB, 64 << 10, 0.5, 0.5, 8)) - 1.0).abs() < 1e-9);
         let w = Workload::of(3 * GIB, 64 << 10, 0.0, 0.5, 4);
