@@ -471,6 +471,13 @@ fn predict_reproduces_the_focal_points_and_reads_every_format() {
             .unwrap()["throughput_bytes_per_sec"]
             .as_f64()
             .unwrap();
+        // Measured twice more during the curves: the simulator gives the
+        // same figure each time, so prediction's median is the point.
+        let repeats = region["focal_repeats_bytes_per_sec"].as_array().unwrap();
+        assert_eq!(repeats.len(), 2, "region {k}: {repeats:?}");
+        for x in repeats {
+            assert_eq!(x.as_f64(), Some(measured), "region {k}: {repeats:?}");
+        }
         let w = d.write("w.json", &focal.to_string());
         let out = d.join("out.json");
         run_ok(

@@ -330,8 +330,9 @@ fn measure_all(
 
 /// Each region's focal point measured again, against what the profile
 /// measured there (on whichever of its region's curves holds it: a curve
-/// cut short by the budget may not reach it): how far the system moved
-/// since it was profiled.
+/// cut short by the budget may not reach it; the median of that point
+/// and the focal point's repeats, as prediction takes it): how far the
+/// system moved since it was profiled.
 fn drift(profile: &Profile, passes: &mut Passes, seed: u64) -> Result<Vec<DriftPoint>, Error> {
     let then: Vec<(usize, &Workload, f64)> = profile
         .regions
@@ -340,9 +341,13 @@ fn drift(profile: &Profile, passes: &mut Passes, seed: u64) -> Result<Vec<DriftP
         .filter_map(|(k, r)| {
             let lists = r.curves.through_focal();
             let mut on_curve = lists.into_iter().flatten().map(|&i| &profile.points[i]);
-            on_curve
-                .find(|p| p.workload == r.focal)
-                .map(|p| (k, &p.workload, p.throughput_bytes_per_sec))
+            on_curve.find(|p| p.workload == r.focal).map(|p| {
+                (
+                    k,
+                    &p.workload,
+                    r.focal_throughput(p.throughput_bytes_per_sec),
+                )
+            })
         })
         .collect();
     let ws: Vec<Workload> = then.iter().map(|&(_, w, _)| w.clone()).collect();

@@ -428,6 +428,7 @@ mod tests {
                 to_unique_bytes: to,
                 focal: f,
                 curves: c,
+                focal_repeats_bytes_per_sec: Vec::new(),
             });
         }
         p.unique_bytes_curve = p.regions[0].curves.unique_bytes.clone();
@@ -675,6 +676,58 @@ mod tests {
         let m = Composed::new(&with_write_cache(false)).unwrap();
         let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
         assert!(willy > 1.5 * tp(&w), "willy {willy}");
+    }
+
+    /// Every curve of a region passes through its focal point and is
+    /// divided by its throughput there: on a made-up system whose
+    /// throughput is a product of the five parameters' effects (so that
+    /// `chen` is exact; the readFrac curve's ends 1.5x apart, so reads and
+    /// writes are not served apart), a focal point measured 20% low puts
+    /// a workload
+    /// that differs from it in all four parameters `1/0.8^3` = 1.95
+    /// times too high. Measured twice more at the truth (and 2% over
+    /// it), the median of the three is the truth, and both models are
+    /// exact again.
+    #[test]
+    fn the_focal_point_is_the_median_of_its_measurements() {
+        let tp = |w: &Workload| {
+            let z = w.size_mean.0 as f64 / 65536.0;
+            let u = if w.unique_bytes.0 <= GIB { 1e9 } else { 1e8 };
+            let n = f64::from(w.process_num);
+            u * z.sqrt() * (1.0 + 0.5 * w.read_frac) * (1.0 + 0.5 * w.seq_frac) * n.powf(0.3)
+        };
+        let measured = |repeats: Vec<f64>| {
+            let mut p = synthetic(tp);
+            let f = p.regions[0].focal.clone();
+            for pt in p.points.iter_mut().filter(|pt| pt.workload == f) {
+                pt.throughput_bytes_per_sec *= 0.8;
+            }
+            p.regions[0].focal_repeats_bytes_per_sec = repeats;
+            p
+        };
+        // In the cache region: 32 KiB requests, 3/4 reads, 1/4
+        // sequential, four generators (the focal: 64 KiB, 1/2, 1/2, one).
+        let w = Workload::of(128 << 20, 32 << 10, 0.75, 0.25, 4);
+        let truth = tp(&w);
+        let low = measured(Vec::new());
+        let (chen, willy) = both(
+            &Predictor::new(&low).unwrap(),
+            &Composed::new(&low).unwrap(),
+            &w,
+        );
+        for x in [chen, willy] {
+            assert!(
+                (x / truth - 1.0 / 0.8f64.powi(3)).abs() < 0.02,
+                "{x} vs {truth}"
+            );
+        }
+        let f = Workload::of(128 << 20, 64 << 10, 0.5, 0.5, 1);
+        let again = measured(vec![tp(&f), 1.02 * tp(&f)]);
+        let (c, m) = models(&again);
+        let (chen, willy) = both(&c, &m, &w);
+        for x in [chen, willy] {
+            assert!((x / truth - 1.0).abs() < 0.01, "{x} vs {truth}");
+        }
     }
 
     /// Two CPUs copy the cache at 1 GB/s each, every generator busy

@@ -511,15 +511,24 @@ impl Predictor {
             }
         };
         positive("the uniqueBytes curve", &p.unique_bytes_curve)?;
-        let curve = |param: Param, idx: &[usize]| {
+        // A region's curves with its focal point's throughput the median
+        // of its measurements (`focal`: the focal workload and that
+        // median).
+        let curve = |param: Param, idx: &[usize], focal: Option<(&Workload, f64)>| {
             Curve::new(
                 param,
                 idx.iter()
-                    .map(|&i| (param.of(&p.points[i].workload), tp(i)))
+                    .map(|&i| {
+                        let x = match focal {
+                            Some((f, x)) if *f == p.points[i].workload => x,
+                            _ => tp(i),
+                        };
+                        (param.of(&p.points[i].workload), x)
+                    })
                     .collect(),
             )
         };
-        let unique = curve(Param::UniqueBytes, &p.unique_bytes_curve);
+        let unique = curve(Param::UniqueBytes, &p.unique_bytes_curve, None);
         let mut regions = Vec::new();
         for (k, r) in p.regions.iter().enumerate() {
             let c = &r.curves;
@@ -527,11 +536,16 @@ impl Predictor {
             for (param, idx) in REGION_PARAMS.iter().zip(lists) {
                 positive(&format!("region {k}'s {} curve", param.name()), idx)?;
             }
-            let curves = std::array::from_fn(|j| curve(REGION_PARAMS[j], lists[j]));
+            let focal = lists
+                .iter()
+                .flat_map(|idx| idx.iter())
+                .find(|&&i| p.points[i].workload == r.focal)
+                .map(|&i| (&r.focal, r.focal_throughput(tp(i))));
+            let curves = std::array::from_fn(|j| curve(REGION_PARAMS[j], lists[j], focal));
             let own = (!c.unique_bytes.is_empty())
                 .then(|| {
                     positive(&format!("region {k}'s uniqueBytes curve"), &c.unique_bytes)
-                        .map(|_| curve(Param::UniqueBytes, &c.unique_bytes))
+                        .map(|_| curve(Param::UniqueBytes, &c.unique_bytes, focal))
                 })
                 .transpose()?;
             regions.push(RegionModel::new(p, r, curves, own, &unique));

@@ -145,6 +145,15 @@ pub const CONFIRM_REPEATS: u32 = 2;
 /// The least fall a confirming re-measurement must show (above / below).
 pub const CONFIRM_FALL: f64 = 1.1;
 
+/// How many times each region's focal point is measured again during its
+/// curves (halfway through them and after them). Every curve of a region
+/// passes through its focal point and divides by its throughput, so a
+/// focal point measured 8% low puts a workload that differs from it in
+/// all four parameters 1.08^3 = 1.28 times too high; prediction takes the
+/// median of the three measurements (docs/PREDICTION.md, "The focal
+/// point measured three times").
+pub const FOCAL_REPEATS: usize = 2;
+
 /// How far to scale.
 #[derive(Clone, Debug)]
 pub struct ScalePlan {
@@ -914,12 +923,14 @@ impl<'a, E> Scaler<'a, E> {
                 format!("region {} of {n}: four curves{}", k + 1, density.describe()),
                 self.pts.points.len() + (n - k) * after_sparse(density),
             );
-            let curves = self.curves_through(&focal, density, &us, procs_to(k))?;
+            let (curves, focal_repeats_bytes_per_sec) =
+                self.curves_through(&focal, density, &us, procs_to(k), k + 1)?;
             out.push(ProfileRegion {
                 from_unique_bytes: r.from as u64,
                 to_unique_bytes: r.to as u64,
                 curves,
                 focal,
+                focal_repeats_bytes_per_sec,
             });
         }
         Ok(out)
@@ -960,14 +971,27 @@ impl<'a, E> Scaler<'a, E> {
         Ok(())
     }
 
-    /// The five curves through `focal` (known points are reused).
+    /// The five curves through `focal` (known points are reused), and
+    /// the focal point measured again halfway through them and after
+    /// them ([`FOCAL_REPEATS`], while the budget affords them), for
+    /// region `region`.
     fn curves_through(
         &mut self,
         focal: &Workload,
         density: Density,
         us: &[u64],
         procs_to: Option<u64>,
-    ) -> Result<Curves, E> {
+        region: usize,
+    ) -> Result<(Curves, Vec<f64>), E> {
+        let mut repeats = Vec::new();
+        let mut again = |s: &mut Self| -> Result<(), E> {
+            if repeats.len() < FOCAL_REPEATS && (s.afford)() > 0 {
+                let k = repeats.len() as u32 + 1;
+                let what = format!("region {region}: its focal point again");
+                repeats.push(s.pts.again(focal, k, &what)?.throughput);
+            }
+            Ok(())
+        };
         // The focal point first, whatever the budget: every curve passes
         // through it, however many of its other points are skipped.
         self.pts.get(focal)?;
@@ -980,6 +1004,7 @@ impl<'a, E> Scaler<'a, E> {
                 .curve(focal, &up_to(procs, most), set_procs, None)?,
             None => self.pts.curve(focal, &procs, set_procs, Some(1u64))?,
         };
+        again(self)?;
         // Through the focal fractions (0.5 but for the global knee).
         let fracs = |v: f64| Density::Full.thin(&density.fracs(), Some(v));
         let read_curve = self
@@ -989,13 +1014,15 @@ impl<'a, E> Scaler<'a, E> {
             .pts
             .curve(focal, &fracs(focal.seq_frac), set_seq, None)?;
         let unique_curve = self.pts.curve(focal, us, set_unique, None)?;
-        Ok(Curves {
+        again(self)?;
+        let curves = Curves {
             unique_bytes: idx(&unique_curve),
             size_mean: idx(&size_curve),
             read_frac: idx(&read_curve),
             seq_frac: idx(&seq_curve),
             process_num: idx(&proc_curve),
-        })
+        };
+        Ok((curves, repeats))
     }
 
     /// The ranges the points span.

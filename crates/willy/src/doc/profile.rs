@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 pub const IMPROVES: f64 = 1.05;
 
 /// Version of the profile document this willy writes.
-pub const PROFILE_SCHEMA_VERSION: u32 = 6;
+pub const PROFILE_SCHEMA_VERSION: u32 = 7;
 
 /// Why a profile cannot be used.
 pub type ProfileError = DocError;
@@ -217,6 +217,30 @@ pub struct ProfileRegion {
     pub focal: Workload,
     /// The single-parameter curves: indices into `points`.
     pub curves: Curves,
+    /// The focal point measured again during the region's curves, bytes
+    /// per second (version 7; empty in older profiles and where the
+    /// budget afforded no more). Every curve passes through the focal
+    /// point, so its error enters every curve's ratio: prediction takes
+    /// the median of its point and these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub focal_repeats_bytes_per_sec: Vec<f64>,
+}
+
+impl ProfileRegion {
+    /// The focal point's throughput: the median of `point` (its point's
+    /// throughput) and the repeats.
+    pub fn focal_throughput(&self, point: f64) -> f64 {
+        let mut v: Vec<f64> = std::iter::once(point)
+            .chain(self.focal_repeats_bytes_per_sec.iter().copied())
+            .collect();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
+    }
 }
 
 /// A region's single-parameter curves, as indices into the profile's points.
@@ -254,7 +278,7 @@ impl Curves {
 impl Document for Profile {
     const KIND: &'static str = "willy-profile";
     const WHAT: &'static str = "profile";
-    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, PROFILE_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, 6, PROFILE_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy run --scale`";
     fn check(&self) -> Result<(), DocError> {
         self.validate()
@@ -308,6 +332,15 @@ impl Profile {
             r.focal
                 .validate()
                 .map_err(|e| invalid(format!("region {k}'s focal point: {e}")))?;
+            if let Some(x) = r
+                .focal_repeats_bytes_per_sec
+                .iter()
+                .find(|x| !(x.is_finite() && **x > 0.0))
+            {
+                return bad(format!(
+                    "region {k}'s focal repeats: {x} is not a positive throughput"
+                ));
+            }
         }
         if self
             .regions
@@ -384,6 +417,7 @@ pub fn sample() -> Profile {
                 seq_frac: vec![1],
                 process_num: vec![1],
             },
+            focal_repeats_bytes_per_sec: Vec::new(),
         }],
         cache_sizes_bytes: vec![],
         caches: vec![],
@@ -437,10 +471,43 @@ mod tests {
             err(&serde_json::to_string(&p).unwrap()).contains("readFrac curve refers to point 7")
         );
         let mut p = sample();
+        p.regions[0].focal_repeats_bytes_per_sec = vec![1e9, -1.0];
+        assert_eq!(
+            err(&serde_json::to_string(&p).unwrap()),
+            "invalid profile: region 0's focal repeats: -1 is not a positive throughput"
+        );
+        let mut p = sample();
         p.cache_sizes_bytes = vec![2 << 20, 1 << 20];
         assert!(err(&serde_json::to_string(&p).unwrap()).contains("must increase"));
         assert!(err(&text.replace("\"seed\":1", "\"seed\":1,\"extra\":0"))
             .contains("unknown field `extra`"));
+    }
+
+    proptest::proptest! {
+        /// The focal throughput is the median of the point and its
+        /// repeats: the point itself without repeats, one of the values
+        /// for an odd count, and never outside them.
+        #[test]
+        fn the_focal_throughput_is_the_median(
+            point in 1.0f64..1e10,
+            repeats in proptest::collection::vec(1.0f64..1e10, 0..6),
+        ) {
+            let mut r = sample().regions.remove(0);
+            r.focal_repeats_bytes_per_sec = repeats.clone();
+            let m = r.focal_throughput(point);
+            let all: Vec<f64> = std::iter::once(point).chain(repeats.iter().copied()).collect();
+            let (lo, hi) = all.iter().fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+            proptest::prop_assert!(lo <= m && m <= hi);
+            let below = all.iter().filter(|&&x| x < m).count();
+            let above = all.iter().filter(|&&x| x > m).count();
+            proptest::prop_assert!(below <= all.len() / 2 && above <= all.len() / 2);
+            if repeats.is_empty() {
+                proptest::prop_assert_eq!(m, point);
+            }
+            if all.len() % 2 == 1 {
+                proptest::prop_assert!(all.contains(&m));
+            }
+        }
     }
 
     #[test]
