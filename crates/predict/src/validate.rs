@@ -70,19 +70,7 @@ pub fn rel_error(predicted: f64, measured: f64) -> f64 {
 }
 
 /// The median of `v` (the mean of the middle two for an even count).
-pub fn median(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
-}
+pub use willy::stats::median;
 
 /// A percentile-bootstrap `level` confidence interval of the median.
 pub fn bootstrap_median_ci(v: &[f64], level: f64, seed: u64) -> [f64; 2] {

@@ -59,6 +59,22 @@ pub fn t975(df: usize) -> f64 {
         .inverse_cdf(0.975)
 }
 
+/// The median of `v` (the mean of the middle two for an even count; NaN
+/// for none).
+pub fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
 /// True when most of a measurement's intervals moved no bytes: one slow
 /// request held everything up, and batch means over a series of zeros (a
 /// 95% interval of 0%) say nothing about throughput. A stalled

@@ -230,16 +230,10 @@ impl ProfileRegion {
     /// The focal point's throughput: the median of `point` (its point's
     /// throughput) and the repeats.
     pub fn focal_throughput(&self, point: f64) -> f64 {
-        let mut v: Vec<f64> = std::iter::once(point)
+        let v: Vec<f64> = std::iter::once(point)
             .chain(self.focal_repeats_bytes_per_sec.iter().copied())
             .collect();
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        }
+        crate::stats::median(&v)
     }
 }
 
