@@ -254,7 +254,8 @@ impl Session<'_> {
         let n = self.measured + self.resumed;
         self.bar.start(n, stage.expected_points, &stage.what, w);
         let left = stage.expected_points.saturating_sub(n).max(1);
-        // A drop's confirming re-measurement is saved apart from the point.
+        // A drop's confirming re-measurement, or a focal point measured
+        // again, is saved apart from the point (as pass "confirm K").
         let setting = Setting {
             pass: (stage.repeat > 0).then(|| format!("confirm {}", stage.repeat)),
             ..self.setting.clone()

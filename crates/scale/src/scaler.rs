@@ -150,8 +150,8 @@ pub const CONFIRM_FALL: f64 = 1.1;
 /// passes through its focal point and divides by its throughput, so a
 /// focal point measured 8% low puts a workload that differs from it in
 /// all four parameters 1.08^3 = 1.28 times too high; prediction takes the
-/// median of the three measurements (docs/PREDICTION.md, "The focal
-/// point measured three times").
+/// median of the three measurements (docs/SCALING.md, "The focal point
+/// three times").
 pub const FOCAL_REPEATS: usize = 2;
 
 /// How far to scale.
