@@ -338,17 +338,7 @@ fn drift(profile: &Profile, passes: &mut Passes, seed: u64) -> Result<Vec<DriftP
         .regions
         .iter()
         .enumerate()
-        .filter_map(|(k, r)| {
-            let lists = r.curves.through_focal();
-            let mut on_curve = lists.into_iter().flatten().map(|&i| &profile.points[i]);
-            on_curve.find(|p| p.workload == r.focal).map(|p| {
-                (
-                    k,
-                    &p.workload,
-                    r.focal_throughput(p.throughput_bytes_per_sec),
-                )
-            })
-        })
+        .filter_map(|(k, r)| profile.focal_throughput(k).map(|x| (k, &r.focal, x)))
         .collect();
     let ws: Vec<Workload> = then.iter().map(|&(_, w, _)| w.clone()).collect();
     let now = passes.measure(&ws, "drift", seed)?;

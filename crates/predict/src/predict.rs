@@ -536,11 +536,7 @@ impl Predictor {
             for (param, idx) in REGION_PARAMS.iter().zip(lists) {
                 positive(&format!("region {k}'s {} curve", param.name()), idx)?;
             }
-            let focal = lists
-                .iter()
-                .flat_map(|idx| idx.iter())
-                .find(|&&i| p.points[i].workload == r.focal)
-                .map(|&i| (&r.focal, r.focal_throughput(tp(i))));
+            let focal = p.focal_throughput(k).map(|x| (&r.focal, x));
             let curves = std::array::from_fn(|j| curve(REGION_PARAMS[j], lists[j], focal));
             let own = (!c.unique_bytes.is_empty())
                 .then(|| {

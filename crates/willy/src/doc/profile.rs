@@ -226,17 +226,6 @@ pub struct ProfileRegion {
     pub focal_repeats_bytes_per_sec: Vec<f64>,
 }
 
-impl ProfileRegion {
-    /// The focal point's throughput: the median of `point` (its point's
-    /// throughput) and the repeats.
-    pub fn focal_throughput(&self, point: f64) -> f64 {
-        let v: Vec<f64> = std::iter::once(point)
-            .chain(self.focal_repeats_bytes_per_sec.iter().copied())
-            .collect();
-        crate::stats::median(&v)
-    }
-}
-
 /// A region's single-parameter curves, as indices into the profile's points.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -280,6 +269,23 @@ impl Document for Profile {
 }
 
 impl Profile {
+    /// Region `k`'s focal throughput: the median of its focal point's (on
+    /// whichever of its four curves holds it: a curve cut short by the
+    /// budget may not) and the region's focal repeats.
+    pub fn focal_throughput(&self, k: usize) -> Option<f64> {
+        let r = self.regions.get(k)?;
+        let i = *r
+            .curves
+            .through_focal()
+            .into_iter()
+            .flatten()
+            .find(|&&i| self.points[i].workload == r.focal)?;
+        let v: Vec<f64> = std::iter::once(self.points[i].throughput_bytes_per_sec)
+            .chain(r.focal_repeats_bytes_per_sec.iter().copied())
+            .collect();
+        Some(crate::stats::median(&v))
+    }
+
     /// Parses and checks a profile. The version is checked before the rest,
     /// so a profile from another willy says so instead of failing on a field.
     pub fn from_json(text: &str) -> Result<Profile, ProfileError> {
@@ -486,9 +492,10 @@ mod tests {
             point in 1.0f64..1e10,
             repeats in proptest::collection::vec(1.0f64..1e10, 0..6),
         ) {
-            let mut r = sample().regions.remove(0);
-            r.focal_repeats_bytes_per_sec = repeats.clone();
-            let m = r.focal_throughput(point);
+            let mut p = sample();
+            p.points[1].throughput_bytes_per_sec = point;
+            p.regions[0].focal_repeats_bytes_per_sec = repeats.clone();
+            let m = p.focal_throughput(0).unwrap();
             let all: Vec<f64> = std::iter::once(point).chain(repeats.iter().copied()).collect();
             let (lo, hi) = all.iter().fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
             proptest::prop_assert!(lo <= m && m <= hi);
