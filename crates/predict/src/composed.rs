@@ -482,6 +482,18 @@ mod tests {
         }
     }
 
+    /// A workload between a drop's regions is flagged near their border;
+    /// between the two parts of a region cut where it kept falling (they
+    /// touch: no drop between), it is not.
+    #[test]
+    fn only_a_drop_makes_a_border() {
+        let mut p = synthetic(two_cpus_one_disk);
+        let w = Workload::of(GIB * 9 / 5, 64 << 10, 0.5, 0.5, 1);
+        assert!(Predictor::new(&p).unwrap().predict(&w).near_border);
+        p.regions[0].to_unique_bytes = p.regions[1].from_unique_bytes;
+        assert!(!Predictor::new(&p).unwrap().predict(&w).near_border);
+    }
+
     /// 8 generators over 3 GiB: two shares fit the 1 GiB cache and are
     /// copied at the CPUs' speed; the product of curves sees a disk-region
     /// workload. The composition is bounded by the CPUs: with both of

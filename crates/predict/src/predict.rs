@@ -1019,9 +1019,12 @@ impl Predictor {
         }
     }
 
+    /// Whether `u` lies in a drop between two regions or near one (regions
+    /// that touch, cut from one that kept falling, have no drop between).
     fn near_border(&self, u: f64) -> bool {
         self.regions
             .windows(2)
+            .filter(|w| w[0].to < w[1].from)
             .any(|w| u >= w[0].to / BORDER && u <= w[1].from * BORDER)
     }
 

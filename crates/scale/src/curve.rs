@@ -16,12 +16,25 @@
 //!   the last gives its end segment to the plateau), and the plateaus' medians, not only the run's ends,
 //!   must differ by [`MIN_DROP`] (a noisy dip that comes back is none);
 //! - a **region** is what lies between drops (or a sweep end), and its focal
-//!   point is its geometric middle (Chen: "the middle of that region").
+//!   point is its geometric middle (Chen: "the middle of that region");
+//! - a region (but the last) over which the curve still falls by
+//!   [`SPLIT`] or more, end to end, is no plateau: it is cut in two where
+//!   the curve crosses the geometric mean of its ends ([`split_wide`]), so
+//!   that each part has a focal point of its own.
 //!
 //! Throughput is not linear in the hit ratio, but time per byte is. Across a
 //! drop from plateau `T_hi` to `T_lo`, the fraction of the work the faster
 //! level serves is `h(U) = (1/T - 1/T_lo) / (1/T_hi - 1/T_lo)`; the drop's
 //! *centre* is where `h = 1/2`, found by interpolating `h` in `ln U`.
+
+/// A region (but the last) whose curve falls by this factor or more from
+/// its first two points to its last two is cut in two ([`split_wide`]).
+/// On this machine the file cache's region, 1 MiB to the 1 GiB cache,
+/// falls 2.3-6.1x through the CPUs' caches without a drop steep enough to
+/// cut it, and the curves measured at its focal point (about 30 MiB) do not
+/// hold at 100-900 MiB: many generators gain less there (docs/SCALING.md,
+/// step 4). The simulated presets' regions fall 1.9x at most.
+pub const SPLIT: f64 = 2.0;
 
 /// Segments steeper than this (in log-log) belong to a drop.
 pub const STEEP_SLOPE: f64 = -0.5;
@@ -296,6 +309,70 @@ pub fn regions_between(from: f64, to: f64, spans: &[(f64, f64)]) -> Vec<Region> 
         .collect()
 }
 
+/// `regions` with every one but the last whose curve `pts` falls by
+/// [`SPLIT`] or more over it cut in two, once: where the curve crosses the
+/// geometric mean of its ends (the mean of its first two points' throughput
+/// and of its last two, in log), at the nearest of its inner points that
+/// leaves each part [`MIN_PLATEAU`] of uniqueBytes (no sliver where the
+/// curve falls into the next drop), if that point lies within a quarter of
+/// the fall of the mean (a curve that falls at one end, and is flat
+/// elsewhere, has no middle to cut at). A region needs four points of
+/// `pts` to be cut. The parts touch (the first
+/// ends where the second begins) and each focal point is its part's
+/// geometric middle.
+pub fn split_wide(regions: Vec<Region>, pts: &[Point]) -> Vec<Region> {
+    let n = regions.len();
+    let mut out = Vec::with_capacity(n + n.saturating_sub(1));
+    for (k, r) in regions.into_iter().enumerate() {
+        let inside: Vec<&Point> = pts
+            .iter()
+            .filter(|p| p.unique_bytes >= r.from && p.unique_bytes <= r.to)
+            .collect();
+        let m = inside.len();
+        let ln_end = |a: &Point, b: &Point| 0.5 * (a.throughput.ln() + b.throughput.ln());
+        let cut = (k + 1 < n && m >= 4)
+            .then(|| {
+                (
+                    ln_end(inside[0], inside[1]),
+                    ln_end(inside[m - 2], inside[m - 1]),
+                )
+            })
+            .filter(|(hi, lo)| hi - lo >= SPLIT.ln())
+            .and_then(|(hi, lo)| {
+                let mid = 0.5 * (hi + lo);
+                inside[1..m - 1]
+                    .iter()
+                    .filter(|p| {
+                        p.unique_bytes >= r.from * MIN_PLATEAU
+                            && p.unique_bytes * MIN_PLATEAU <= r.to
+                    })
+                    .min_by(|a, b| {
+                        (a.throughput.ln() - mid)
+                            .abs()
+                            .total_cmp(&(b.throughput.ln() - mid).abs())
+                    })
+                    .filter(|p| (p.throughput.ln() - mid).abs() <= 0.25 * (hi - lo))
+                    .map(|p| p.unique_bytes)
+            });
+        match cut {
+            Some(u) => {
+                out.push(Region {
+                    from: r.from,
+                    to: u,
+                    focal: (r.from * u).sqrt(),
+                });
+                out.push(Region {
+                    from: u,
+                    to: r.to,
+                    focal: (u * r.to).sqrt(),
+                });
+            }
+            None => out.push(r),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -438,7 +515,93 @@ mod tests {
         assert!(drops(&pts).is_empty());
     }
 
+    /// A curve falling as `U^-slope` from `t0` at 1 MiB, with no drop.
+    fn sloping(slope: f64, t0: f64, us: &[f64]) -> Vec<Point> {
+        let pts: Vec<(f64, f64)> = us
+            .iter()
+            .map(|&u| (u, t0 * (u / 1e6).powf(-slope)))
+            .collect();
+        points(&pts)
+    }
+
+    /// This machine's file-cache region, 1 MiB to 1 GiB, fell 6x through
+    /// the CPUs' caches (2026-11-26b): cut in two where it crosses the
+    /// geometric mean of its ends; the disk region after it stays whole.
+    #[test]
+    fn a_region_that_keeps_falling_is_cut_in_two() {
+        let us = log_points(1e6, 1e9, 20);
+        let pts = sloping(0.26, 31e9, &us);
+        let whole = vec![
+            Region {
+                from: 1e6,
+                to: 1e9,
+                focal: (1e6f64 * 1e9).sqrt(),
+            },
+            Region {
+                from: 2e9,
+                to: 4e9,
+                focal: (2e9f64 * 4e9).sqrt(),
+            },
+        ];
+        let r = split_wide(whole.clone(), &pts);
+        assert_eq!(r.len(), 3, "{r:?}");
+        assert_eq!((r[0].from, r[1].to, r[2]), (1e6, 1e9, whole[1]));
+        assert_eq!(r[0].to, r[1].from);
+        // The ends' means sit half a step in: the cut is near sqrt(1e6 * 1e9).
+        let cut = r[0].to;
+        assert!(
+            (cut / 31.6e6).ln().abs() < (1e9f64 / 1e6).ln() / 19.0 + 1e-9,
+            "cut at {cut}"
+        );
+        for x in &r[..2] {
+            assert!((x.focal - (x.from * x.to).sqrt()).abs() < 1.0);
+        }
+        // A fall all at the end has no point near the ends' mean: not cut.
+        let mut cliff = sloping(0.0, 31e9, &us);
+        for p in &mut cliff[17..] {
+            p.throughput /= 3.0;
+        }
+        assert_eq!(split_wide(whole.clone(), &cliff), whole);
+        // A fall whose middle is within 2x of the region's end: no sliver.
+        let mut late = sloping(0.0, 31e9, &us);
+        for (p, f) in late[17..].iter_mut().zip([1.1, 1.5, 4.0]) {
+            p.throughput /= f;
+        }
+        assert_eq!(split_wide(whole.clone(), &late), whole);
+        // The same fall in the last region, or in a region of three points,
+        // or a fall under SPLIT: nothing is cut.
+        let last = vec![whole[0]];
+        assert_eq!(split_wide(last.clone(), &pts), last);
+        assert_eq!(split_wide(whole.clone(), &pts[..3]), whole);
+        assert_eq!(split_wide(whole.clone(), &sloping(0.09, 31e9, &us)), whole);
+    }
+
     proptest! {
+        /// Cutting keeps the regions in order, covering what they covered,
+        /// and cuts exactly where the ends' means differ by SPLIT (with
+        /// eight points or more, one always lies near the middle).
+        #[test]
+        fn cut_regions_cover_the_same_span(slope in 0.0f64..0.5, t0 in 1e8f64..1e11, n in 8usize..30) {
+            let us = log_points(1e6, 1e9, n);
+            let pts = sloping(slope, t0, &us);
+            let whole = vec![
+                Region { from: 1e6, to: 1e9, focal: (1e6f64 * 1e9).sqrt() },
+                Region { from: 2e9, to: 4e9, focal: (2e9f64 * 4e9).sqrt() },
+            ];
+            let r = split_wide(whole.clone(), &pts);
+            prop_assert!(r.len() == 2 || r.len() == 3);
+            prop_assert_eq!(r[0].from, 1e6);
+            prop_assert_eq!(r[r.len() - 1], whole[1]);
+            prop_assert_eq!(r[r.len() - 2].to, 1e9);
+            prop_assert!(r.windows(2).all(|w| w[0].to <= w[1].from && w[0].from < w[0].to));
+            // The first two points' mean ln U lies half a step above the
+            // first, the last two's half a step below the last.
+            let span = 1e3f64.ln() * (1.0 - 1.0 / (n as f64 - 1.0));
+            let fall = (slope * span).exp();
+            prop_assume!((fall / SPLIT).ln().abs() > 1e-9);
+            prop_assert_eq!(r.len() == 3, fall >= SPLIT, "fall {}", fall);
+        }
+
         #[test]
         fn two_steps_are_found_where_they_are(c1 in 1e6f64..1e7, gap in 20.0f64..200.0, t_hi in 1e8f64..1e9, f1 in 3.0f64..20.0, f2 in 3.0f64..20.0) {
             let c2 = c1 * gap;

@@ -37,7 +37,7 @@
 //! Workloads that the model does not allow (a sizeMean larger than a
 //! generator's file) are left out of a curve.
 
-use crate::curve::{drops, regions_between, Drop, Point, Region};
+use crate::curve::{drops, regions_between, split_wide, Drop, Point, Region};
 use crate::infer::{cache_size, check_fit, size_interval};
 use crate::sweep::{sweep, with_unique, SweepPlan};
 use std::collections::HashMap;
@@ -496,6 +496,7 @@ pub fn scale<E>(
                 curve.last().map_or(0.0, |p| p.unique_bytes),
                 &spans,
             );
+            let regions = split_wide(regions, &curve);
             s.focal_search(&regions)?
         }
         Focus::Knee => vec![s.global_knee(&curve, &unique_bytes_curve)?],
