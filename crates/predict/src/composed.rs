@@ -494,6 +494,21 @@ mod tests {
         assert!(!Predictor::new(&p).unwrap().predict(&w).near_border);
     }
 
+    /// Between a drop's regions a workload goes to the nearer in
+    /// throughput (just under 2 GiB runs near the disk's speed: the disk
+    /// region); between two parts that touch, to the part whose span
+    /// holds it, whose uniqueBytes curve covers it.
+    #[test]
+    fn touching_parts_each_hold_their_own_span() {
+        let mut p = synthetic(two_cpus_one_disk);
+        let w = Workload::of(2 * GIB - (4 << 20), 64 << 10, 0.5, 0.5, 1);
+        assert_eq!(Predictor::new(&p).unwrap().predict(&w).region, 1);
+        p.regions[0].to_unique_bytes = p.regions[1].from_unique_bytes;
+        assert_eq!(Predictor::new(&p).unwrap().predict(&w).region, 0);
+        let beyond = Workload::of(GIB * 5 / 2, 64 << 10, 0.5, 0.5, 1);
+        assert_eq!(Predictor::new(&p).unwrap().predict(&beyond).region, 1);
+    }
+
     /// 8 generators over 3 GiB: two shares fit the 1 GiB cache and are
     /// copied at the CPUs' speed; the product of curves sees a disk-region
     /// workload. The composition is bounded by the CPUs: with both of

@@ -1003,6 +1003,15 @@ impl Predictor {
         let more = (0..n).find(|&k| fu(k) >= u);
         let less = (0..n).rev().find(|&k| fu(k) <= u);
         match (less, more) {
+            // The two parts of a region cut where it kept falling touch:
+            // each holds its own span, which its uniqueBytes curve covers.
+            (Some(l), Some(m)) if l != m && self.regions[l].to >= self.regions[m].from => {
+                if u <= self.regions[l].to {
+                    l
+                } else {
+                    m
+                }
+            }
             (Some(l), Some(m)) if l != m => {
                 let t = t();
                 let fa = |k: usize| self.regions[k].unique_at_focal.1;
