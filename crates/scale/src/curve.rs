@@ -33,7 +33,8 @@
 /// falls 2.3-6.1x through the CPUs' caches without a drop steep enough to
 /// cut it, and the curves measured at its focal point (about 30 MiB) do not
 /// hold at 100-900 MiB: many generators gain less there (docs/SCALING.md,
-/// step 4). The simulated presets' regions fall 1.9x at most.
+/// step 4). The simulated presets' regions fall 1.7x at most
+/// (split-cache's first).
 pub const SPLIT: f64 = 2.0;
 
 /// Segments steeper than this (in log-log) belong to a drop.
@@ -317,9 +318,8 @@ pub fn regions_between(from: f64, to: f64, spans: &[(f64, f64)]) -> Vec<Region> 
 /// curve falls into the next drop), if that point lies within a quarter of
 /// the fall of the mean (a curve that falls at one end, and is flat
 /// elsewhere, has no middle to cut at). A region needs four points of
-/// `pts` to be cut. The parts touch (the first
-/// ends where the second begins) and each focal point is its part's
-/// geometric middle.
+/// `pts` to be cut. The parts touch (the first ends where the second
+/// begins) and each focal point is its part's geometric middle.
 pub fn split_wide(regions: Vec<Region>, pts: &[Point]) -> Vec<Region> {
     let n = regions.len();
     let mut out = Vec::with_capacity(n + n.saturating_sub(1));
