@@ -235,6 +235,12 @@ struct RegionModel {
 }
 
 impl RegionModel {
+    /// Whether `next` begins where this region ends: the two parts of a
+    /// region cut where it kept falling, with no drop between them.
+    fn touches(&self, next: &RegionModel) -> bool {
+        self.to >= next.from
+    }
+
     /// Profile `p`'s region `r`, with its four curves, its own uniqueBytes
     /// curve if any, and the profile's.
     fn new(
@@ -1005,7 +1011,7 @@ impl Predictor {
         match (less, more) {
             // The two parts of a region cut where it kept falling touch:
             // each holds its own span, which its uniqueBytes curve covers.
-            (Some(l), Some(m)) if l != m && self.regions[l].to >= self.regions[m].from => {
+            (Some(l), Some(m)) if l != m && self.regions[l].touches(&self.regions[m]) => {
                 if u <= self.regions[l].to {
                     l
                 } else {
@@ -1033,7 +1039,7 @@ impl Predictor {
     fn near_border(&self, u: f64) -> bool {
         self.regions
             .windows(2)
-            .filter(|w| w[0].to < w[1].from)
+            .filter(|w| !w[0].touches(&w[1]))
             .any(|w| u >= w[0].to / BORDER && u <= w[1].from * BORDER)
     }
 

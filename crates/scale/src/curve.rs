@@ -103,6 +103,18 @@ pub struct Region {
     pub focal: f64,
 }
 
+impl Region {
+    /// The region from `from` to `to`, its focal point at their geometric
+    /// middle.
+    pub fn spanning(from: f64, to: f64) -> Region {
+        Region {
+            from,
+            to,
+            focal: (from * to).sqrt(),
+        }
+    }
+}
+
 /// A curve from (uniqueBytes, throughput) pairs, as recorded runs are kept.
 pub fn points(data: &[(f64, f64)]) -> Vec<Point> {
     data.iter()
@@ -302,11 +314,7 @@ pub fn regions_between(from: f64, to: f64, spans: &[(f64, f64)]) -> Vec<Region> 
     bounds
         .chunks(2)
         .filter(|c| c[0] < c[1])
-        .map(|c| Region {
-            from: c[0],
-            to: c[1],
-            focal: (c[0] * c[1]).sqrt(),
-        })
+        .map(|c| Region::spanning(c[0], c[1]))
         .collect()
 }
 
@@ -355,18 +363,7 @@ pub fn split_wide(regions: Vec<Region>, pts: &[Point]) -> Vec<Region> {
                     .map(|p| p.unique_bytes)
             });
         match cut {
-            Some(u) => {
-                out.push(Region {
-                    from: r.from,
-                    to: u,
-                    focal: (r.from * u).sqrt(),
-                });
-                out.push(Region {
-                    from: u,
-                    to: r.to,
-                    focal: (u * r.to).sqrt(),
-                });
-            }
+            Some(u) => out.extend([Region::spanning(r.from, u), Region::spanning(u, r.to)]),
             None => out.push(r),
         }
     }
@@ -531,18 +528,7 @@ mod tests {
     fn a_region_that_keeps_falling_is_cut_in_two() {
         let us = log_points(1e6, 1e9, 20);
         let pts = sloping(0.26, 31e9, &us);
-        let whole = vec![
-            Region {
-                from: 1e6,
-                to: 1e9,
-                focal: (1e6f64 * 1e9).sqrt(),
-            },
-            Region {
-                from: 2e9,
-                to: 4e9,
-                focal: (2e9f64 * 4e9).sqrt(),
-            },
-        ];
+        let whole = vec![Region::spanning(1e6, 1e9), Region::spanning(2e9, 4e9)];
         let r = split_wide(whole.clone(), &pts);
         assert_eq!(r.len(), 3, "{r:?}");
         assert_eq!((r[0].from, r[1].to, r[2]), (1e6, 1e9, whole[1]));
@@ -584,10 +570,7 @@ mod tests {
         fn cut_regions_cover_the_same_span(slope in 0.0f64..0.5, t0 in 1e8f64..1e11, n in 8usize..30) {
             let us = log_points(1e6, 1e9, n);
             let pts = sloping(slope, t0, &us);
-            let whole = vec![
-                Region { from: 1e6, to: 1e9, focal: (1e6f64 * 1e9).sqrt() },
-                Region { from: 2e9, to: 4e9, focal: (2e9f64 * 4e9).sqrt() },
-            ];
+            let whole = vec![Region::spanning(1e6, 1e9), Region::spanning(2e9, 4e9)];
             let r = split_wide(whole.clone(), &pts);
             prop_assert!(r.len() == 2 || r.len() == 3);
             prop_assert_eq!(r[0].from, 1e6);
