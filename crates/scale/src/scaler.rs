@@ -423,7 +423,13 @@ impl<E> Points<'_, E> {
 /// was 4 MiB, far from where sizeMean does its work, and a focal point
 /// there multiplied that one size's processNum curve into every other
 /// size's prediction (docs/PERFORMANCE.md). On a monotone curve, the
-/// nearest anywhere. `None` when empty.
+/// nearest anywhere. A tie between the value across halfway and one
+/// before it (a curve that goes from its minimum to its maximum in one
+/// step) goes across where the value after that one stays across too:
+/// the step then leads to a plateau, and its far side is what the larger
+/// values share (this machine's processNum curve of 4.72, 10.25 and
+/// 9.61 GB/s at 1, 2 and 4 generators: two keep both CPUs busy). With
+/// nothing beyond to confirm it, the first. `None` when empty.
 fn first_halfway(tps: &[f64]) -> Option<usize> {
     let (lo, hi) = tps
         .iter()
@@ -437,7 +443,19 @@ fn first_halfway(tps: &[f64]) -> Option<usize> {
         .iter()
         .position(|&t| above(t) != first)
         .map_or(tps.len(), |j| j + 1);
-    (0..end).min_by(|&a, &b| (tps[a] - mid).abs().total_cmp(&(tps[b] - mid).abs()))
+    let dist = |j: usize| (tps[j] - mid).abs();
+    let best = (0..end).min_by(|&a, &b| dist(a).total_cmp(&dist(b)))?;
+    // A tie with the value across halfway goes across where the value
+    // after it stays there too.
+    let across = end - 1;
+    let confirmed = tps.get(end).is_some_and(|&t| above(t) != first);
+    // (Equal up to rounding: halfway is the mean of the two.)
+    let tie = dist(across) - dist(best) <= 1e-9 * (hi - lo);
+    Some(if across != best && tie && confirmed {
+        across
+    } else {
+        best
+    })
 }
 
 impl<E> Points<'_, E> {
@@ -1112,6 +1130,14 @@ mod tests {
         assert_eq!(first_halfway(&[9.0, 8.0, 5.0, 1.0]), Some(2));
         assert_eq!(first_halfway(&[3.0, 3.0]), Some(0));
         assert_eq!(first_halfway(&[]), None);
+        // A tie, halfway exactly between a curve's first two values: the
+        // value across halfway where the next value stays across too
+        // (this machine's processNum curve at 1, 2 and 4 generators,
+        // docs/runs/2026-11-26e), the first where nothing confirms it.
+        assert_eq!(first_halfway(&[4.72, 10.25, 9.61]), Some(1));
+        assert_eq!(first_halfway(&[4.0, 10.0, 6.0]), Some(0));
+        assert_eq!(first_halfway(&[1567.0, 3133.0]), Some(0));
+        assert_eq!(first_halfway(&[8.0, 2.0, 2.5]), Some(1));
     }
 
     proptest! {
