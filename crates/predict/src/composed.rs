@@ -713,8 +713,13 @@ mod tests {
     /// a workload
     /// that differs from it in all four parameters `1/0.8^3` = 1.95
     /// times too high. Measured twice more at the truth (and 2% over
-    /// it), the median of the three is the truth, and both models are
-    /// exact again.
+    /// it), the median of the three is the truth. (Where the repeats were
+    /// made says what the machine's level was while the curves were
+    /// measured, and the curves are brought to the median's level:
+    /// `predict::tests::curves_are_brought_to_the_focal_points_level`. A
+    /// focal point 20% low alone between curve points measured at the
+    /// truth, as here, is not what a machine that moves does: the points
+    /// measured right after it would be low too.)
     #[test]
     fn the_focal_point_is_the_median_of_its_measurements() {
         let tp = |w: &Workload| {
@@ -750,11 +755,8 @@ mod tests {
         }
         let f = Workload::of(128 << 20, 64 << 10, 0.5, 0.5, 1);
         let again = measured(vec![tp(&f), 1.02 * tp(&f)]);
-        let (c, m) = models(&again);
-        let (chen, willy) = both(&c, &m, &w);
-        for x in [chen, willy] {
-            assert!((x / truth - 1.0).abs() < 0.01, "{x} vs {truth}");
-        }
+        assert_eq!(again.focal_throughput(0), Some(tp(&f)));
+        assert_eq!(low.focal_throughput(0), Some(0.8 * tp(&f)));
     }
 
     /// Two CPUs copy the cache at 1 GB/s each, every generator busy

@@ -519,15 +519,19 @@ impl Predictor {
         positive("the uniqueBytes curve", &p.unique_bytes_curve)?;
         // A region's curves with its focal point's throughput the median
         // of its measurements (`focal`: the focal workload and that
-        // median).
-        let curve = |param: Param, idx: &[usize], focal: Option<(&Workload, f64)>| {
+        // median, and the focal point's level through the curves), each
+        // other point brought to that median's level (see `drift`).
+        let curve = |param: Param, idx: &[usize], focal: Option<FocalRef>| {
             Curve::new(
                 param,
                 idx.iter()
                     .map(|&i| {
                         let x = match focal {
-                            Some((f, x)) if *f == p.points[i].workload => x,
-                            _ => tp(i),
+                            Some((f, x, _)) if *f == p.points[i].workload => x,
+                            Some((_, x, levels)) => {
+                                tp(i) * x / drift(levels, i as f64).unwrap_or(x)
+                            }
+                            None => tp(i),
                         };
                         (param.of(&p.points[i].workload), x)
                     })
@@ -542,7 +546,10 @@ impl Predictor {
             for (param, idx) in REGION_PARAMS.iter().zip(lists) {
                 positive(&format!("region {k}'s {} curve", param.name()), idx)?;
             }
-            let focal = p.focal_throughput(k).map(|x| (&r.focal, x));
+            let levels = p.focal_levels(k);
+            let focal = p
+                .focal_throughput(k)
+                .map(|x| (&r.focal, x, levels.as_slice()));
             let curves = std::array::from_fn(|j| curve(REGION_PARAMS[j], lists[j], focal));
             let own = (!c.unique_bytes.is_empty())
                 .then(|| {
@@ -1311,6 +1318,37 @@ fn busy_where_least(p: &Profile, idx: &[usize], key: impl Fn(&Workload) -> f64) 
 }
 
 /// The largest cache the write probe found in `p`, bytes; 0 without one.
+/// A region's focal workload, the median of its measurements and the
+/// machine's level through its curves ([`Profile::focal_levels`]).
+type FocalRef<'a> = (&'a Workload, f64, &'a [(f64, f64)]);
+
+/// The machine's level at position `at` in the order of measurement: the
+/// focal point's measurements `levels` ([`Profile::focal_levels`]),
+/// interpolated in the logarithm between the two around it, the nearest
+/// end's outside them; `None` without repeats. The focal point is a
+/// reference measured through its region's curves, and a point measured
+/// while the machine ran 15% slower is brought back by that much: every
+/// curve divides by the focal throughput, so a curve measured in a slower
+/// phase of the machine than its focal point's median counts the phase
+/// as the parameter's effect, once for every parameter a workload
+/// differs in (docs/PERFORMANCE.md, the eighteenth run: the middle
+/// region's focal point at 15.6, 15.0 and 12.3 GB/s within twenty
+/// minutes, the curves measured between the last two near 13). On a
+/// simulator the repeats equal the point and nothing moves.
+fn drift(levels: &[(f64, f64)], at: f64) -> Option<f64> {
+    let (first, last) = (levels.first()?, levels.last()?);
+    if levels.len() < 2 || at <= first.0 {
+        return (levels.len() >= 2).then_some(first.1);
+    }
+    if at >= last.0 {
+        return Some(last.1);
+    }
+    let w = levels.windows(2).find(|w| at <= w[1].0)?;
+    let ((a, ta), (b, tb)) = (w[0], w[1]);
+    let f = if b > a { (at - a) / (b - a) } else { 1.0 };
+    Some((ta.ln() + f * (tb.ln() - ta.ln())).exp())
+}
+
 fn write_cache(p: &Profile) -> f64 {
     p.caches
         .iter()
@@ -1379,6 +1417,171 @@ pub(crate) fn read_cache(p: &Profile) -> Option<f64> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use willy::doc::profile::{sample, Curves, ProfilePoint};
+
+    /// A profile of one region measured in the scaler's order (the focal
+    /// point, the sizeMean and processNum curves, the focal point again,
+    /// the readFrac, seqFrac and uniqueBytes curves, the focal point
+    /// again) on a machine whose parameters multiply, while the machine
+    /// runs `slow(j)` times its speed at the `j`-th measurement.
+    fn measured_while(slow: impl Fn(f64) -> f64) -> (Profile, impl Fn(&Workload) -> f64) {
+        let truth = |w: &Workload| {
+            let z = w.size_mean.0 as f64;
+            let u = w.unique_bytes.0 as f64 / f64::from(1u32 << 30);
+            1e9 * z / (z + 65536.0)
+                * (1.0 + w.read_frac)
+                * (1.0 + 0.5 * w.seq_frac)
+                * f64::from(w.process_num).sqrt()
+                / (1.0 + u)
+        };
+        let f = Workload::of(256 << 20, 64 << 10, 0.5, 0.5, 2);
+        let mut p = sample();
+        p.points.clear();
+        p.ranges.unique_bytes = [16 << 20, 4 << 30];
+        p.ranges.process_num = [1, 16];
+        let add = |p: &mut Profile, w: Workload| {
+            let j = p.points.len();
+            p.points.push(ProfilePoint {
+                throughput_bytes_per_sec: truth(&w) * slow(j as f64),
+                workload: w,
+                ci95_rel: Some(0.01),
+                duration_secs: 1.0,
+                background: None,
+                cpu_cores_busy: None,
+                device_busy_frac: None,
+            });
+            j
+        };
+        let with = |g: &dyn Fn(&mut Workload)| {
+            let mut w = f.clone();
+            g(&mut w);
+            w
+        };
+        let mut c = Curves {
+            unique_bytes: vec![],
+            size_mean: vec![],
+            read_frac: vec![],
+            seq_frac: vec![],
+            process_num: vec![],
+        };
+        let i0 = add(&mut p, f.clone());
+        for b in 12..=20 {
+            let i = if b == 16 {
+                i0
+            } else {
+                add(&mut p, with(&|w| w.size_mean.0 = 1 << b))
+            };
+            c.size_mean.push(i);
+        }
+        for n in [1, 2, 4, 8, 16] {
+            let i = if n == 2 {
+                i0
+            } else {
+                add(&mut p, with(&|w| w.process_num = n))
+            };
+            c.process_num.push(i);
+        }
+        let first = truth(&f) * slow(p.points.len() as f64 - 0.5);
+        for x in [0.0, 0.25, 0.5, 0.75, 1.0] {
+            let i = if x == 0.5 {
+                i0
+            } else {
+                add(&mut p, with(&|w| w.read_frac = x))
+            };
+            c.read_frac.push(i);
+        }
+        for x in [0.0, 0.25, 0.5, 0.75, 1.0] {
+            let i = if x == 0.5 {
+                i0
+            } else {
+                add(&mut p, with(&|w| w.seq_frac = x))
+            };
+            c.seq_frac.push(i);
+        }
+        for b in 24..=32 {
+            let i = if b == 28 {
+                i0
+            } else {
+                add(&mut p, with(&|w| w.unique_bytes.0 = 1 << b))
+            };
+            c.unique_bytes.push(i);
+        }
+        let second = truth(&f) * slow(p.points.len() as f64 - 0.5);
+        p.unique_bytes_curve = c.unique_bytes.clone();
+        p.regions[0].from_unique_bytes = 16 << 20;
+        p.regions[0].to_unique_bytes = 4 << 30;
+        p.regions[0].focal = f;
+        p.regions[0].curves = c;
+        p.regions[0].focal_repeats_bytes_per_sec = vec![first, second];
+        (p, truth)
+    }
+
+    #[test]
+    fn curves_are_brought_to_the_focal_points_level() {
+        // The machine slows by 1% with every measurement (18% over the
+        // curves): each point brought to the level of the focal point's
+        // median (its first repeat's), where the product is exact.
+        let slow = |j: f64| 0.99f64.powf(j);
+        let (p, truth) = measured_while(slow);
+        let level = slow(p.points.len() as f64 - 0.5 - 16.0);
+        assert_eq!(p.focal_levels(0).len(), 3);
+        let m = Predictor::new(&p).unwrap();
+        for w in [
+            Workload::of(64 << 20, 16 << 10, 0.25, 0.75, 8),
+            Workload::of(1 << 30, 1 << 20, 1.0, 0.0, 1),
+            Workload::of(32 << 20, 4 << 10, 0.0, 1.0, 16),
+        ] {
+            let x = m.predict(&w).predicted_throughput_bytes_per_sec;
+            let want = truth(&w) * level;
+            assert!(
+                (x / want - 1.0).abs() < 1e-9,
+                "{w:?}: {x:e} against {want:e}"
+            );
+        }
+        // On a still machine nothing moves; without the repeats the
+        // points stay as measured, and the same workloads are more than
+        // 5% off.
+        let (still, truth) = measured_while(|_| 1.0);
+        let m = Predictor::new(&still).unwrap();
+        let w = Workload::of(64 << 20, 16 << 10, 0.25, 0.75, 8);
+        let x = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!((x / truth(&w) - 1.0).abs() < 1e-9);
+        let (mut bare, truth) = measured_while(slow);
+        bare.regions[0].focal_repeats_bytes_per_sec.clear();
+        let m = Predictor::new(&bare).unwrap();
+        for w in [
+            Workload::of(64 << 20, 16 << 10, 0.25, 0.75, 8),
+            Workload::of(32 << 20, 4 << 10, 0.0, 1.0, 16),
+        ] {
+            let x = m.predict(&w).predicted_throughput_bytes_per_sec;
+            assert!((x / truth(&w) - 1.0).abs() > 0.05, "{w:?}");
+        }
+    }
+
+    proptest! {
+        /// The level is one of the measurements at their positions and
+        /// never leaves the range of the two around a position.
+        #[test]
+        fn the_level_lies_between_the_measurements_around_it(
+            a in 1e6f64..1e10,
+            b in 1e6f64..1e10,
+            c in 1e6f64..1e10,
+            p1 in 1.0f64..100.0,
+            p2 in 0.0f64..100.0,
+            at in -10.0f64..300.0,
+        ) {
+            let levels = [(0.0, a), (p1, b), (p1 + p2, c)];
+            let x = drift(&levels, at).unwrap();
+            for (pos, t) in levels {
+                if (at - pos).abs() < 1e-12 {
+                    prop_assert!((x / t - 1.0).abs() < 1e-9);
+                }
+            }
+            let (lo, hi) = if at <= p1 { (a, b) } else { (b, c) };
+            prop_assert!(x >= lo.min(hi) * (1.0 - 1e-9) && x <= lo.max(hi) * (1.0 + 1e-9));
+            prop_assert!(drift(&levels[..1], at).is_none());
+        }
+    }
 
     proptest! {
         /// Between two points of a processNum curve where the CPUs fill

@@ -286,6 +286,55 @@ impl Profile {
         Some(crate::stats::median(&v))
     }
 
+    /// Region `k`'s focal point as a reference through its curves: each
+    /// of its measurements as `(position, throughput)`, in the order they
+    /// were made, the position counted in the profile's points (measured
+    /// in the order of their indices). The point itself is at its index;
+    /// the scaler measures the first repeat after the region's sizeMean
+    /// and processNum curves and the second after all five
+    /// (`curves_through`, since version 7), so they lie just after the
+    /// last point of those curves. Empty without repeats.
+    pub fn focal_levels(&self, k: usize) -> Vec<(f64, f64)> {
+        let Some(r) = self.regions.get(k) else {
+            return Vec::new();
+        };
+        let c = &r.curves;
+        let focal = c
+            .through_focal()
+            .into_iter()
+            .flatten()
+            .find(|&&i| self.points[i].workload == r.focal);
+        let (Some(&i), false) = (focal, r.focal_repeats_bytes_per_sec.is_empty()) else {
+            return Vec::new();
+        };
+        let last = |lists: &[&Vec<usize>]| {
+            lists
+                .iter()
+                .flat_map(|l| l.iter())
+                .copied()
+                .max()
+                .unwrap_or(i) as f64
+                + 0.5
+        };
+        let after = [
+            last(&[&c.size_mean, &c.process_num]),
+            last(&[
+                &c.size_mean,
+                &c.process_num,
+                &c.read_frac,
+                &c.seq_frac,
+                &c.unique_bytes,
+            ]),
+        ];
+        std::iter::once((i as f64, self.points[i].throughput_bytes_per_sec))
+            .chain(
+                after
+                    .into_iter()
+                    .zip(r.focal_repeats_bytes_per_sec.iter().copied()),
+            )
+            .collect()
+    }
+
     /// Parses and checks a profile. The version is checked before the rest,
     /// so a profile from another willy says so instead of failing on a field.
     pub fn from_json(text: &str) -> Result<Profile, ProfileError> {
