@@ -1317,7 +1317,6 @@ fn busy_where_least(p: &Profile, idx: &[usize], key: impl Fn(&Workload) -> f64) 
         .and_then(|&i| p.points[i].device_busy_frac)
 }
 
-/// The largest cache the write probe found in `p`, bytes; 0 without one.
 /// A region's focal workload, the median of its measurements and the
 /// machine's level through its curves ([`Profile::focal_levels`]).
 type FocalRef<'a> = (&'a Workload, f64, &'a [(f64, f64)]);
@@ -1336,9 +1335,11 @@ type FocalRef<'a> = (&'a Workload, f64, &'a [(f64, f64)]);
 /// minutes, the curves measured between the last two near 13). On a
 /// simulator the repeats equal the point and nothing moves.
 fn drift(levels: &[(f64, f64)], at: f64) -> Option<f64> {
-    let (first, last) = (levels.first()?, levels.last()?);
-    if levels.len() < 2 || at <= first.0 {
-        return (levels.len() >= 2).then_some(first.1);
+    let [first, .., last] = levels else {
+        return None;
+    };
+    if at <= first.0 {
+        return Some(first.1);
     }
     if at >= last.0 {
         return Some(last.1);
@@ -1349,6 +1350,7 @@ fn drift(levels: &[(f64, f64)], at: f64) -> Option<f64> {
     Some((ta.ln() + f * (tb.ln() - ta.ln())).exp())
 }
 
+/// The largest cache the write probe found in `p`, bytes; 0 without one.
 fn write_cache(p: &Profile) -> f64 {
     p.caches
         .iter()
