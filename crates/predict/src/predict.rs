@@ -517,28 +517,7 @@ impl Predictor {
             }
         };
         positive("the uniqueBytes curve", &p.unique_bytes_curve)?;
-        // A region's curves with its focal point's throughput the median
-        // of its measurements (`focal`: the focal workload and that
-        // median, and the focal point's level through the curves), each
-        // other point brought to that median's level (see `drift`).
-        let curve = |param: Param, idx: &[usize], focal: Option<FocalRef>| {
-            Curve::new(
-                param,
-                idx.iter()
-                    .map(|&i| {
-                        let x = match focal {
-                            Some((f, x, _)) if *f == p.points[i].workload => x,
-                            Some((_, x, levels)) => {
-                                tp(i) * x / drift(levels, i as f64).unwrap_or(x)
-                            }
-                            None => tp(i),
-                        };
-                        (param.of(&p.points[i].workload), x)
-                    })
-                    .collect(),
-            )
-        };
-        let unique = curve(Param::UniqueBytes, &p.unique_bytes_curve, None);
+        let unique = curve_of(p, Param::UniqueBytes, &p.unique_bytes_curve, None);
         let mut regions = Vec::new();
         for (k, r) in p.regions.iter().enumerate() {
             let c = &r.curves;
@@ -550,11 +529,11 @@ impl Predictor {
             let focal = p
                 .focal_throughput(k)
                 .map(|x| (&r.focal, x, levels.as_slice()));
-            let curves = std::array::from_fn(|j| curve(REGION_PARAMS[j], lists[j], focal));
+            let curves = std::array::from_fn(|j| curve_of(p, REGION_PARAMS[j], lists[j], focal));
             let own = (!c.unique_bytes.is_empty())
                 .then(|| {
                     positive(&format!("region {k}'s uniqueBytes curve"), &c.unique_bytes)
-                        .map(|_| curve(Param::UniqueBytes, &c.unique_bytes, focal))
+                        .map(|_| curve_of(p, Param::UniqueBytes, &c.unique_bytes, focal))
                 })
                 .transpose()?;
             regions.push(RegionModel::new(p, r, curves, own, &unique));
@@ -1321,6 +1300,28 @@ fn busy_where_least(p: &Profile, idx: &[usize], key: impl Fn(&Workload) -> f64) 
 /// machine's level through its curves ([`Profile::focal_levels`]).
 type FocalRef<'a> = (&'a Workload, f64, &'a [(f64, f64)]);
 
+/// The curve of `param` through points `idx` of `p`; in a region, with
+/// its focal point's throughput the median of its measurements and
+/// each other point brought to that median's level (`focal`: the focal
+/// workload, that median and the focal point's level through the
+/// curves; see [`drift`]).
+fn curve_of(p: &Profile, param: Param, idx: &[usize], focal: Option<FocalRef>) -> Curve {
+    let tp = |i: usize| p.points[i].throughput_bytes_per_sec;
+    Curve::new(
+        param,
+        idx.iter()
+            .map(|&i| {
+                let x = match focal {
+                    Some((f, x, _)) if *f == p.points[i].workload => x,
+                    Some((_, x, levels)) => tp(i) * x / drift(levels, i as f64).unwrap_or(x),
+                    None => tp(i),
+                };
+                (param.of(&p.points[i].workload), x)
+            })
+            .collect(),
+    )
+}
+
 /// The machine's level at position `at` in the order of measurement: the
 /// focal point's measurements `levels` ([`Profile::focal_levels`]),
 /// interpolated in the logarithm between the two around it, the nearest
@@ -1459,55 +1460,32 @@ mod tests {
             g(&mut w);
             w
         };
-        let mut c = Curves {
-            unique_bytes: vec![],
-            size_mean: vec![],
-            read_frac: vec![],
-            seq_frac: vec![],
-            process_num: vec![],
-        };
         let i0 = add(&mut p, f.clone());
-        for b in 12..=20 {
-            let i = if b == 16 {
-                i0
-            } else {
-                add(&mut p, with(&|w| w.size_mean.0 = 1 << b))
-            };
-            c.size_mean.push(i);
-        }
-        for n in [1, 2, 4, 8, 16] {
-            let i = if n == 2 {
-                i0
-            } else {
-                add(&mut p, with(&|w| w.process_num = n))
-            };
-            c.process_num.push(i);
-        }
+        // A curve of `n` values, the `at`-th the focal point's.
+        let sweep = |p: &mut Profile, n: usize, at: usize, set: &dyn Fn(&mut Workload, usize)| {
+            (0..n)
+                .map(|k| {
+                    if k == at {
+                        i0
+                    } else {
+                        add(p, with(&|w| set(w, k)))
+                    }
+                })
+                .collect::<Vec<_>>()
+        };
+        let size_mean = sweep(&mut p, 9, 4, &|w, k| w.size_mean.0 = 4096 << k);
+        let process_num = sweep(&mut p, 5, 1, &|w, k| w.process_num = 1 << k);
         let first = truth(&f) * slow(p.points.len() as f64 - 0.5);
-        for x in [0.0, 0.25, 0.5, 0.75, 1.0] {
-            let i = if x == 0.5 {
-                i0
-            } else {
-                add(&mut p, with(&|w| w.read_frac = x))
-            };
-            c.read_frac.push(i);
-        }
-        for x in [0.0, 0.25, 0.5, 0.75, 1.0] {
-            let i = if x == 0.5 {
-                i0
-            } else {
-                add(&mut p, with(&|w| w.seq_frac = x))
-            };
-            c.seq_frac.push(i);
-        }
-        for b in 24..=32 {
-            let i = if b == 28 {
-                i0
-            } else {
-                add(&mut p, with(&|w| w.unique_bytes.0 = 1 << b))
-            };
-            c.unique_bytes.push(i);
-        }
+        let read_frac = sweep(&mut p, 5, 2, &|w, k| w.read_frac = k as f64 / 4.0);
+        let seq_frac = sweep(&mut p, 5, 2, &|w, k| w.seq_frac = k as f64 / 4.0);
+        let unique_bytes = sweep(&mut p, 9, 4, &|w, k| w.unique_bytes.0 = (16 << 20) << k);
+        let c = Curves {
+            unique_bytes,
+            size_mean,
+            read_frac,
+            seq_frac,
+            process_num,
+        };
         let second = truth(&f) * slow(p.points.len() as f64 - 0.5);
         p.unique_bytes_curve = c.unique_bytes.clone();
         p.regions[0].from_unique_bytes = 16 << 20;
