@@ -274,16 +274,23 @@ impl Profile {
     /// budget may not) and the region's focal repeats.
     pub fn focal_throughput(&self, k: usize) -> Option<f64> {
         let r = self.regions.get(k)?;
-        let i = *r
-            .curves
-            .through_focal()
-            .into_iter()
-            .flatten()
-            .find(|&&i| self.points[i].workload == r.focal)?;
+        let i = self.focal_index(k)?;
         let v: Vec<f64> = std::iter::once(self.points[i].throughput_bytes_per_sec)
             .chain(r.focal_repeats_bytes_per_sec.iter().copied())
             .collect();
         Some(crate::stats::median(&v))
+    }
+
+    /// The index of region `k`'s focal point, on whichever of its four
+    /// curves holds it.
+    fn focal_index(&self, k: usize) -> Option<usize> {
+        let r = self.regions.get(k)?;
+        r.curves
+            .through_focal()
+            .into_iter()
+            .flatten()
+            .copied()
+            .find(|&i| self.points[i].workload == r.focal)
     }
 
     /// Region `k`'s focal point as a reference through its curves: each
@@ -299,12 +306,10 @@ impl Profile {
             return Vec::new();
         };
         let c = &r.curves;
-        let focal = c
-            .through_focal()
-            .into_iter()
-            .flatten()
-            .find(|&&i| self.points[i].workload == r.focal);
-        let (Some(&i), false) = (focal, r.focal_repeats_bytes_per_sec.is_empty()) else {
+        let (Some(i), false) = (
+            self.focal_index(k),
+            r.focal_repeats_bytes_per_sec.is_empty(),
+        ) else {
             return Vec::new();
         };
         let last = |lists: &[&Vec<usize>]| {
