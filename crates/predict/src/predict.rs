@@ -232,6 +232,77 @@ struct RegionModel {
     /// busy), by generators, where every one recorded its CPU time
     /// ([`Predictor::cpus_fill_first`]); empty otherwise.
     busy: Vec<(f64, f64, f64)>,
+    /// What a write costs beyond a read, per request of one generator, as
+    /// a line in the request's size ([`WriteGap`]); `None` where the
+    /// profile's probes do not say it.
+    gap: Option<WriteGap>,
+}
+
+/// Writes' time per request over reads' at a region's focal point but for
+/// the request size, by size: the readFrac curve's ends at the focal size
+/// and the points measured at both ends at other sizes
+/// ([`Predictor::writes_by_size`]), interpolated in the logarithm of the
+/// size, the nearest one's outside them.
+#[derive(Clone, Debug)]
+struct WriteGap {
+    /// (ln size, writes' time over reads'), by size.
+    rho: Vec<(f64, f64)>,
+    /// The focal readFrac.
+    r0: f64,
+}
+
+impl WriteGap {
+    /// A write's time beyond a read's at size `z`, for a request whose
+    /// time at the focal readFrac is `t`.
+    fn at(&self, z: f64, t: f64) -> f64 {
+        let x = z.ln();
+        let n = self.rho.len();
+        let rho = if x <= self.rho[0].0 {
+            self.rho[0].1
+        } else if x >= self.rho[n - 1].0 {
+            self.rho[n - 1].1
+        } else {
+            let j = self.rho.partition_point(|p| p.0 <= x);
+            let ((x0, y0), (x1, y1)) = (self.rho[j - 1], self.rho[j]);
+            y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+        };
+        t * (rho - 1.0) / (self.r0 + (1.0 - self.r0) * rho)
+    }
+
+    /// Region `r`'s, from its readFrac curve `read` and the profile's
+    /// points of all reads and all writes at its focal point but for the
+    /// size. `None` without such a pair, or where writes are no slower.
+    fn of(p: &Profile, f: &Workload, read: &Curve) -> Option<WriteGap> {
+        let zf = f.size_mean.0 as f64;
+        let ends = |w: &Workload| {
+            w.unique_bytes == f.unique_bytes
+                && w.process_num == f.process_num
+                && w.seq_frac == f.seq_frac
+                && w.size_mean != f.size_mean
+        };
+        let mut rho = vec![(zf.ln(), read.at(1.0).0 / read.at(0.0).0)];
+        for q in p
+            .points
+            .iter()
+            .filter(|q| q.workload.read_frac == 1.0 && ends(&q.workload))
+        {
+            let z = q.workload.size_mean;
+            let write = p.points.iter().find(|o| {
+                o.workload.read_frac == 0.0 && ends(&o.workload) && o.workload.size_mean == z
+            });
+            if let Some(o) = write {
+                rho.push((
+                    (z.0 as f64).ln(),
+                    q.throughput_bytes_per_sec / o.throughput_bytes_per_sec,
+                ));
+            }
+        }
+        rho.sort_by(|a, b| a.0.total_cmp(&b.0));
+        (rho.len() > 1 && rho.iter().all(|p| p.1 > 1.0)).then_some(WriteGap {
+            rho,
+            r0: f.read_frac,
+        })
+    }
 }
 
 impl RegionModel {
@@ -266,6 +337,7 @@ impl RegionModel {
             writes_busy: busy_where_least(p, lists[1], |w| w.read_frac),
             most_busy: busy_where_least(p, lists[3], |w| -f64::from(w.process_num)),
             busy: busy_curve(p, lists[3]),
+            gap: WriteGap::of(p, &r.focal, &curves[1]),
             curves,
             peak: points().map(|&i| capacity(p, i)).fold(0.0, f64::max),
             measured_peak: points().map(|&i| tp(i)).fold(0.0, f64::max),
@@ -421,6 +493,11 @@ pub struct Predictor {
     /// measured points is the CPUs busy times the throughput per busy CPU
     /// (not in Chen's model; [`Predictor::cpus_fill_first`]).
     cpus_first: bool,
+    /// Whether, in every region but the last whose reads and writes are
+    /// not served apart, readFrac mixes reads' and writes' time per request
+    /// with a write's extra time a line in the request's size (not in
+    /// Chen's model; [`Predictor::writes_by_size`]).
+    by_size: bool,
 }
 
 /// CPU time per request, `fixed + per_byte·size` seconds, on `cores` CPUs.
@@ -555,7 +632,43 @@ impl Predictor {
             cpu_measured: CpuDemand::of_last_region(p),
             share_cache: read_cache(p).unwrap_or(0.0),
             cpus_first: false,
+            by_size: false,
         })
+    }
+
+    /// The same, with readFrac's effect in every region but the last whose
+    /// reads and writes are not served apart taken as time per request:
+    /// a workload of size `z` and readFrac `r` takes the sizeMean curve's
+    /// time at `z` plus the readFrac curve's change of time from the focal
+    /// readFrac to `r`, scaled by a write's extra time at `z` over the
+    /// focal size's ([`WriteGap`]).
+    pub fn writes_by_size(mut self) -> Predictor {
+        self.by_size = true;
+        self
+    }
+
+    /// [`Predictor::writes_by_size`]'s readFrac ratio for `w` in region
+    /// `r`, `t` the readFrac curve's throughput at its readFrac: where the
+    /// region has a [`WriteGap`], the sizeMean curve's time per request at
+    /// `w`'s size over that time changed by the readFrac curve's change,
+    /// scaled by the gap at `w`'s size over the focal size's; the curve's
+    /// ratio elsewhere, or where that time would not be positive.
+    fn read_by_size(r: &RegionModel, w: &Workload, t: f64) -> f64 {
+        let ratio = t / r.at_focal[1];
+        let Some(gap) = &r.gap else {
+            return ratio;
+        };
+        let (zf, nf) = (r.focal.size_mean.0 as f64, f64::from(r.focal.process_num));
+        let z = w.size_mean.0 as f64;
+        let time = |z: f64| z * nf / r.curves[0].at(z).0;
+        let (tz, tf) = (time(z), time(zf));
+        let change = zf * nf / t - zf * nf / r.at_focal[1];
+        let tw = tz + change * gap.at(z, tz) / gap.at(zf, tf);
+        if tw > 0.0 {
+            tz / tw
+        } else {
+            ratio
+        }
     }
 
     /// The same, with processNum between two points of a region's curve
@@ -1115,6 +1228,7 @@ impl Predictor {
         let (mut dt, mut z, mut ratios) = (0.0, zf, 1.0);
         let last = k + 1 == self.regions.len();
         let (keep, procs, overlap, gain) = self.processes(r, w, last);
+        let by_size = self.by_size && !last && !(self.apart_in(k) && r.kinds.is_some());
         for (j, ((param, c), at_focal)) in REGION_PARAMS
             .iter()
             .zip(&r.curves)
@@ -1133,6 +1247,7 @@ impl Predictor {
             let ratio = match param {
                 Param::ProcessNum if procs.is_finite() => procs,
                 Param::ProcessNum => t / at_focal / overlap,
+                Param::ReadFrac if by_size => Self::read_by_size(r, w, t),
                 _ => t / at_focal,
             };
             if *param == Param::ProcessNum {

@@ -154,6 +154,16 @@ pub const CONFIRM_FALL: f64 = 1.1;
 /// three times").
 pub const FOCAL_REPEATS: usize = 2;
 
+/// Points a region but the last takes after its curves and the focal
+/// point's repeats: all reads and all writes (readFrac 1 and 0) at the
+/// least and the most size its sizeMean curve measured, the rest as at
+/// the focal point. A write's time beyond a read's does not scale with
+/// the request's size as the readFrac curve, measured at the focal size,
+/// says: on this machine's cache region (4 generators, 13 MiB) writes
+/// took 3.4 times as long as reads with 4 KiB requests, 1.7 times with
+/// 64 KiB, 1.1 times with 2 MiB (docs/PREDICTION.md, step 17).
+pub const KIND_ENDS: usize = 4;
+
 /// How far to scale.
 #[derive(Clone, Debug)]
 pub struct ScalePlan {
@@ -272,8 +282,9 @@ impl ScalePlan {
     /// processNum curves are mostly measured by then) at density `d`.
     pub fn curves_points(d: Density) -> usize {
         // readFrac and seqFrac share the focal point; the region's
-        // uniqueBytes curve has about 8 points at full density.
-        2 * (d.fracs().len() - 1) + thinned(8, d)
+        // uniqueBytes curve has about 8 points at full density; then the
+        // reads' and writes' points at the ends of sizeMean.
+        2 * (d.fracs().len() - 1) + thinned(8, d) + KIND_ENDS
     }
 
     /// About how many points the whole run takes, given the number of
@@ -1034,6 +1045,9 @@ impl<'a, E> Scaler<'a, E> {
             .curve(focal, &fracs(focal.seq_frac), set_seq, None)?;
         let unique_curve = self.pts.curve(focal, us, set_unique, None)?;
         again(self)?;
+        if procs_to.is_some() {
+            self.kind_ends(focal, &size_curve)?;
+        }
         let curves = Curves {
             unique_bytes: idx(&unique_curve),
             size_mean: idx(&size_curve),
@@ -1042,6 +1056,22 @@ impl<'a, E> Scaler<'a, E> {
             process_num: idx(&proc_curve),
         };
         Ok((curves, repeats))
+    }
+
+    /// The [`KIND_ENDS`] points of a region but the last, after its
+    /// curves (so that they do not move where its focal point's repeats
+    /// lie, `Profile::focal_levels`), while the budget affords them.
+    fn kind_ends(&mut self, focal: &Workload, size_curve: &[(u64, usize)]) -> Result<(), E> {
+        let ends = [size_curve.first(), size_curve.last()];
+        for &(z, _) in ends.into_iter().flatten() {
+            if z == focal.size_mean.0 {
+                continue;
+            }
+            let mut w = focal.clone();
+            set_size(&mut w, z);
+            self.pts.curve(&w, &[1.0, 0.0], set_read, None)?;
+        }
+        Ok(())
     }
 
     /// The ranges the points span.

@@ -502,3 +502,52 @@ fn processnum_curves_reach_the_profiles_range() {
         "the run measured {most:?} generators at most"
     );
 }
+
+/// Every region but the last has all reads and all writes measured at the
+/// least and the most size of its sizeMean curve, at its focal point
+/// otherwise (`scaler::KIND_ENDS`, docs/PREDICTION.md step 17); the last
+/// region has none.
+#[test]
+fn kinds_are_measured_at_the_ends_of_sizemean() {
+    let s = scaled("sparc1990");
+    let last = s.regions.len() - 1;
+    for (k, r) in s.regions.iter().enumerate() {
+        let sizes: Vec<u64> = r
+            .curves
+            .size_mean
+            .iter()
+            .map(|&i| s.points[i].workload.size_mean.0)
+            .collect();
+        let (least, most) = (sizes.iter().min(), sizes.iter().max());
+        let f = &r.focal;
+        let ends: Vec<(u64, f64)> = s
+            .points
+            .iter()
+            .map(|p| &p.workload)
+            .filter(|w| {
+                w.unique_bytes == f.unique_bytes
+                    && w.process_num == f.process_num
+                    && w.seq_frac == f.seq_frac
+                    && w.size_mean != f.size_mean
+                    && (w.read_frac == 0.0 || w.read_frac == 1.0)
+            })
+            .map(|w| (w.size_mean.0, w.read_frac))
+            .collect();
+        if k == last {
+            assert!(ends.is_empty(), "the last region: {ends:?}");
+            continue;
+        }
+        for z in [least, most].into_iter().flatten() {
+            if *z == f.size_mean.0 {
+                continue;
+            }
+            for kind in [0.0, 1.0] {
+                assert!(
+                    ends.contains(&(*z, kind)),
+                    "region {k}: {z} bytes, readFrac {kind}: {ends:?}"
+                );
+            }
+        }
+    }
+    assert!(last > 0, "sparc1990 has a cache region");
+}
