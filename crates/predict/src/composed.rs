@@ -24,6 +24,10 @@
 //!   ([`Predictor::bounded_by_peak`]).
 //! - **Costs that add.** In the last region, sizeMean's and seqFrac's
 //!   effects add as time per request ([`Predictor::additive_in_last_region`]).
+//!   In the others, readFrac's change of time per request follows how
+//!   much longer a write takes than a read at the request's size, from the
+//!   points of all reads and all writes the scaler measures at the ends of
+//!   the sizeMean curve ([`Predictor::writes_by_size`]).
 //! - **Curves kept clean of it.** A processNum curve measured beyond the
 //!   cache has points whose shares fit the cache; they mix the two classes
 //!   and are left out of that curve (it is then flat beyond its last clean

@@ -232,9 +232,9 @@ struct RegionModel {
     /// busy), by generators, where every one recorded its CPU time
     /// ([`Predictor::cpus_fill_first`]); empty otherwise.
     busy: Vec<(f64, f64, f64)>,
-    /// What a write costs beyond a read, per request of one generator, as
-    /// a line in the request's size ([`WriteGap`]); `None` where the
-    /// profile's probes do not say it.
+    /// How much longer a write takes than a read, by request size
+    /// ([`WriteGap`]); `None` where the profile has no points of all reads
+    /// and all writes at other sizes (before `scaler::KIND_ENDS`).
     gap: Option<WriteGap>,
 }
 
@@ -269,9 +269,10 @@ impl WriteGap {
         t * (rho - 1.0) / (self.r0 + (1.0 - self.r0) * rho)
     }
 
-    /// Region `r`'s, from its readFrac curve `read` and the profile's
-    /// points of all reads and all writes at its focal point but for the
-    /// size. `None` without such a pair, or where writes are no slower.
+    /// The region of focal point `f`'s, from its readFrac curve `read` and
+    /// the profile's points of all reads and all writes at `f` but for the
+    /// size. `None` without such a pair, or where writes are no slower at
+    /// some size.
     fn of(p: &Profile, f: &Workload, read: &Curve) -> Option<WriteGap> {
         let zf = f.size_mean.0 as f64;
         let ends = |w: &Workload| {
@@ -494,9 +495,9 @@ pub struct Predictor {
     /// (not in Chen's model; [`Predictor::cpus_fill_first`]).
     cpus_first: bool,
     /// Whether, in every region but the last whose reads and writes are
-    /// not served apart, readFrac mixes reads' and writes' time per request
-    /// with a write's extra time a line in the request's size (not in
-    /// Chen's model; [`Predictor::writes_by_size`]).
+    /// not served apart, readFrac changes time per request by a write's
+    /// extra time at the request's size (not in Chen's model;
+    /// [`Predictor::writes_by_size`]).
     by_size: bool,
 }
 
