@@ -241,12 +241,12 @@ struct RegionModel {
 /// Writes' time per request over reads' at a region's focal point but for
 /// the request size, by size: the readFrac curve's ends at the focal size
 /// and the points measured at both ends at other sizes
-/// ([`Predictor::writes_by_size`]), interpolated in the logarithm of the
-/// size, the nearest one's outside them.
+/// ([`Predictor::writes_by_size`], [`Profile::size_kind_ends`]), interpolated
+/// in the logarithm of the size, the nearest one's outside them.
 #[derive(Clone, Debug)]
 struct WriteGap {
-    /// (ln size, writes' time over reads'), by size.
-    rho: Vec<(f64, f64)>,
+    /// Writes' time over reads', by size.
+    rho: Curve,
     /// The focal readFrac.
     r0: f64,
 }
@@ -255,52 +255,26 @@ impl WriteGap {
     /// A write's time beyond a read's at size `z`, for a request whose
     /// time at the focal readFrac is `t`.
     fn at(&self, z: f64, t: f64) -> f64 {
-        let x = z.ln();
-        let n = self.rho.len();
-        let rho = if x <= self.rho[0].0 {
-            self.rho[0].1
-        } else if x >= self.rho[n - 1].0 {
-            self.rho[n - 1].1
-        } else {
-            let j = self.rho.partition_point(|p| p.0 <= x);
-            let ((x0, y0), (x1, y1)) = (self.rho[j - 1], self.rho[j]);
-            y0 + (y1 - y0) * (x - x0) / (x1 - x0)
-        };
+        let rho = self.rho.at(z).0;
         t * (rho - 1.0) / (self.r0 + (1.0 - self.r0) * rho)
     }
 
-    /// The region of focal point `f`'s, from its readFrac curve `read` and
-    /// the profile's points of all reads and all writes at `f` but for the
-    /// size. `None` without such a pair, or where writes are no slower at
-    /// some size.
-    fn of(p: &Profile, f: &Workload, read: &Curve) -> Option<WriteGap> {
-        let zf = f.size_mean.0 as f64;
-        let ends = |w: &Workload| {
-            w.unique_bytes == f.unique_bytes
-                && w.process_num == f.process_num
-                && w.seq_frac == f.seq_frac
-                && w.size_mean != f.size_mean
-        };
-        let mut rho = vec![(zf.ln(), read.at(1.0).0 / read.at(0.0).0)];
-        for q in p
-            .points
-            .iter()
-            .filter(|q| q.workload.read_frac == 1.0 && ends(&q.workload))
-        {
-            let z = q.workload.size_mean;
-            let write = p.points.iter().find(|o| {
-                o.workload.read_frac == 0.0 && ends(&o.workload) && o.workload.size_mean == z
-            });
-            if let Some(o) = write {
-                rho.push((
-                    (z.0 as f64).ln(),
-                    q.throughput_bytes_per_sec / o.throughput_bytes_per_sec,
-                ));
-            }
-        }
-        rho.sort_by(|a, b| a.0.total_cmp(&b.0));
-        (rho.len() > 1 && rho.iter().all(|p| p.1 > 1.0)).then_some(WriteGap {
-            rho,
+    /// Region `k`'s, from its readFrac curve `read` and its sizeMean kind
+    /// ends. `None` without them, or where writes are no slower at some
+    /// size.
+    fn of(p: &Profile, k: usize, read: &Curve) -> Option<WriteGap> {
+        let f = &p.regions[k].focal;
+        let tp = |i: usize| p.points[i].throughput_bytes_per_sec;
+        let rho: Vec<(f64, f64)> =
+            std::iter::once((f.size_mean.0 as f64, read.at(1.0).0 / read.at(0.0).0))
+                .chain(
+                    p.size_kind_ends(k)
+                        .into_iter()
+                        .map(|(z, r, w)| (z as f64, tp(r) / tp(w))),
+                )
+                .collect();
+        (rho.len() > 1 && rho.iter().all(|p| p.1 > 1.0)).then(|| WriteGap {
+            rho: Curve::new(Param::SizeMean, rho),
             r0: f.read_frac,
         })
     }
@@ -313,15 +287,16 @@ impl RegionModel {
         self.to >= next.from
     }
 
-    /// Profile `p`'s region `r`, with its four curves, its own uniqueBytes
+    /// Profile `p`'s region `k`, with its four curves, its own uniqueBytes
     /// curve if any, and the profile's.
     fn new(
         p: &Profile,
-        r: &willy::doc::profile::ProfileRegion,
+        k: usize,
         curves: [Curve; 4],
         own: Option<Curve>,
         unique: &Curve,
     ) -> RegionModel {
+        let r = &p.regions[k];
         let lists = r.curves.through_focal();
         let points = || lists.iter().flat_map(|idx| idx.iter());
         let tp = |i: usize| p.points[i].throughput_bytes_per_sec;
@@ -338,7 +313,7 @@ impl RegionModel {
             writes_busy: busy_where_least(p, lists[1], |w| w.read_frac),
             most_busy: busy_where_least(p, lists[3], |w| -f64::from(w.process_num)),
             busy: busy_curve(p, lists[3]),
-            gap: WriteGap::of(p, &r.focal, &curves[1]),
+            gap: WriteGap::of(p, k, &curves[1]),
             curves,
             peak: points().map(|&i| capacity(p, i)).fold(0.0, f64::max),
             measured_peak: points().map(|&i| tp(i)).fold(0.0, f64::max),
@@ -614,7 +589,7 @@ impl Predictor {
                         .map(|_| curve_of(p, Param::UniqueBytes, &c.unique_bytes, focal))
                 })
                 .transpose()?;
-            regions.push(RegionModel::new(p, r, curves, own, &unique));
+            regions.push(RegionModel::new(p, k, curves, own, &unique));
         }
         Ok(Predictor {
             unique,

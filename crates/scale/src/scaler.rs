@@ -1004,7 +1004,9 @@ impl<'a, E> Scaler<'a, E> {
     /// The five curves through `focal` (known points are reused), and
     /// the focal point measured again halfway through them and after
     /// them ([`FOCAL_REPEATS`], while the budget affords them), for
-    /// region `region`.
+    /// region `region`. `procs_to` is the most generators the processNum
+    /// curve goes to in a region but the last, and `None` in the last
+    /// (whose curve goes on while a doubling gains).
     fn curves_through(
         &mut self,
         focal: &Workload,
@@ -1045,7 +1047,8 @@ impl<'a, E> Scaler<'a, E> {
             .curve(focal, &fracs(focal.seq_frac), set_seq, None)?;
         let unique_curve = self.pts.curve(focal, us, set_unique, None)?;
         again(self)?;
-        if procs_to.is_some() {
+        let last = procs_to.is_none();
+        if !last {
             self.kind_ends(focal, &size_curve)?;
         }
         let curves = Curves {

@@ -510,6 +510,8 @@ fn processnum_curves_reach_the_profiles_range() {
 #[test]
 fn kinds_are_measured_at_the_ends_of_sizemean() {
     let s = scaled("sparc1990");
+    let mut p = willy::doc::profile::sample();
+    (p.points, p.regions) = (s.points.clone(), s.regions.clone());
     let last = s.regions.len() - 1;
     for (k, r) in s.regions.iter().enumerate() {
         let sizes: Vec<u64> = r
@@ -520,33 +522,16 @@ fn kinds_are_measured_at_the_ends_of_sizemean() {
             .collect();
         let (least, most) = (sizes.iter().min(), sizes.iter().max());
         let f = &r.focal;
-        let ends: Vec<(u64, f64)> = s
-            .points
-            .iter()
-            .map(|p| &p.workload)
-            .filter(|w| {
-                w.unique_bytes == f.unique_bytes
-                    && w.process_num == f.process_num
-                    && w.seq_frac == f.seq_frac
-                    && w.size_mean != f.size_mean
-                    && (w.read_frac == 0.0 || w.read_frac == 1.0)
-            })
-            .map(|w| (w.size_mean.0, w.read_frac))
-            .collect();
+        let ends: Vec<u64> = p.size_kind_ends(k).iter().map(|e| e.0).collect();
         if k == last {
             assert!(ends.is_empty(), "the last region: {ends:?}");
             continue;
         }
         for z in [least, most].into_iter().flatten() {
-            if *z == f.size_mean.0 {
-                continue;
-            }
-            for kind in [0.0, 1.0] {
-                assert!(
-                    ends.contains(&(*z, kind)),
-                    "region {k}: {z} bytes, readFrac {kind}: {ends:?}"
-                );
-            }
+            assert!(
+                *z == f.size_mean.0 || ends.contains(z),
+                "region {k}: all reads and all writes of {z} bytes: {ends:?}"
+            );
         }
     }
     assert!(last > 0, "sparc1990 has a cache region");

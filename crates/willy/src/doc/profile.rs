@@ -340,6 +340,41 @@ impl Profile {
             .collect()
     }
 
+    /// Region `k`'s points of all reads and of all writes (readFrac 1 and
+    /// 0) at its focal point but for the request size (the scaler's kind
+    /// ends, `scaler::KIND_ENDS`): each size other than the focal one at
+    /// which both were measured, with the two points' indices, by size.
+    pub fn size_kind_ends(&self, k: usize) -> Vec<(u64, usize, usize)> {
+        let Some(f) = self.regions.get(k).map(|r| &r.focal) else {
+            return Vec::new();
+        };
+        let mut by_size = std::collections::BTreeMap::new();
+        for (i, w) in self.points.iter().map(|p| &p.workload).enumerate() {
+            let at = w.unique_bytes == f.unique_bytes
+                && w.size_mean != f.size_mean
+                && w.process_num == f.process_num
+                && w.seq_frac == f.seq_frac
+                && w.cpu_think == f.cpu_think
+                && w.block_size == f.block_size;
+            if !at {
+                continue;
+            }
+            let slot = by_size.entry(w.size_mean.0).or_insert((None, None));
+            if w.read_frac == 1.0 {
+                slot.0 = slot.0.or(Some(i));
+            } else if w.read_frac == 0.0 {
+                slot.1 = slot.1.or(Some(i));
+            }
+        }
+        by_size
+            .into_iter()
+            .filter_map(|(z, pair)| match pair {
+                (Some(r), Some(w)) => Some((z, r, w)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Parses and checks a profile. The version is checked before the rest,
     /// so a profile from another willy says so instead of failing on a field.
     pub fn from_json(text: &str) -> Result<Profile, ProfileError> {
@@ -563,6 +598,34 @@ mod tests {
                 proptest::prop_assert!(all.contains(&m));
             }
         }
+    }
+
+    /// Only sizes measured as both all reads and all writes, at the focal
+    /// point but for the size, count; by size, whatever the order of
+    /// measurement.
+    #[test]
+    fn kind_ends_pair_all_reads_with_all_writes_by_size() {
+        let mut p = sample();
+        let base = p.points[1].clone();
+        let mut add = |z: u64, r: f64, u: u64| {
+            let mut q = base.clone();
+            q.workload = Workload::of(u, z, r, 0.5, 1);
+            p.points.push(q);
+            p.points.len() - 1
+        };
+        let fu = 64 << 20;
+        let big_w = add(1 << 20, 0.0, fu);
+        let small_r = add(4096, 1.0, fu);
+        add(8192, 1.0, fu); // no write beside it
+        add(4096, 0.0, 1 << 30); // another uniqueBytes
+        let small_w = add(4096, 0.0, fu);
+        let big_r = add(1 << 20, 1.0, fu);
+        add(16384, 0.5, fu); // neither kind
+        assert_eq!(
+            p.size_kind_ends(0),
+            vec![(4096, small_r, small_w), (1 << 20, big_r, big_w)]
+        );
+        assert!(p.size_kind_ends(1).is_empty(), "no region 1");
     }
 
     #[test]
