@@ -357,6 +357,7 @@ fn prepared(p: &Profile) -> Result<Predictor, PredictError> {
         .mixed_where_served_apart()
         .queued_where_served_apart()
         .writes_by_size()
+        .sizes_by_unique()
         .bounded_by_peak()
         .no_faster_than_the_region_before())
 }
@@ -1119,6 +1120,60 @@ mod tests {
                 assert!(product > 0.1, "{size} {read}: {product} without the points");
             }
         }
+    }
+
+    /// A cache region whose time per request grows with uniqueBytes while
+    /// its time per byte does not (a request's fixed cost 2 us at 1 MiB,
+    /// 4.8 us at the focal 128 MiB, 6 us at 1 GiB; on this machine's cache
+    /// region 2 MiB requests gained 1.0x over 16 KiB ones at 1 MiB and
+    /// 2.1x at 123 MiB): the sizeMean curve, measured at the focal
+    /// uniqueBytes, says how sizes fare there only. The points the
+    /// scaler measures at the region's span's ends (4 KiB and 1 MiB at
+    /// 1 MiB and 1 GiB, `scaler::SIZE_ENDS`) say how that changes with
+    /// uniqueBytes (step 18). Beyond the span nothing changes.
+    #[test]
+    fn a_larger_requests_gain_follows_uniquebytes() {
+        let tp = |w: &Workload| {
+            let (z, u) = (w.size_mean.0 as f64, w.unique_bytes.0 as f64);
+            if w.unique_bytes.0 > GIB {
+                return z / (5e-3 + z / 100e6);
+            }
+            let fixed = 2e-6 * (1.0 + (u / f64::from(1 << 20)).log2() / 5.0);
+            f64::from(w.process_num).min(2.0) * z / (fixed + z / 4e9)
+        };
+        let without = synthetic(tp);
+        let mut p = without.clone();
+        let f = p.regions[0].focal.clone();
+        for (u, z) in [
+            (1 << 20, 4096),
+            (1 << 20, 1 << 20),
+            (GIB, 4096),
+            (GIB, 1 << 20),
+        ] {
+            let w = Workload::of(u, z, f.read_frac, f.seq_frac, f.process_num);
+            let mut q = p.points[0].clone();
+            q.throughput_bytes_per_sec = tp(&w);
+            q.workload = w;
+            p.points.push(q);
+        }
+        let (m, before) = (Composed::new(&p).unwrap(), Composed::new(&without).unwrap());
+        for (u, size) in [
+            (2 << 20, 4 << 10),
+            (4 << 20, 4 << 10),
+            (2 << 20, 1 << 20),
+            (512 << 20, 4 << 10),
+            (GIB, 4 << 10),
+        ] {
+            let w = Workload::of(u, size, 0.5, 0.5, 1);
+            let truth = tp(&w);
+            let err = |x: Prediction| (x.predicted_throughput_bytes_per_sec / truth - 1.0).abs();
+            let (willy, product) = (err(m.predict(&w)), err(before.predict(&w)));
+            eprintln!("{u} {size}: willy {willy:.3}, without the points {product:.3}");
+            assert!(willy < 0.05, "{u} {size}: {willy}");
+            assert!(product > 0.09, "{u} {size}: {product} without the points");
+        }
+        let beyond = Workload::of(8 * GIB, 4096, 0.5, 0.5, 1);
+        assert_eq!(m.predict(&beyond), before.predict(&beyond));
     }
 
     /// A page cache that takes the writes too, beyond the write probe's

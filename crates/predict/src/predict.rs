@@ -30,7 +30,7 @@
 //!   loop of processNum generators).
 
 use crate::profile::{Profile, ProfileError};
-use willy::doc::profile::Probe;
+use willy::doc::profile::{Probe, SizesAt};
 use willy::workload::Workload;
 
 /// A workload this close (a factor in uniqueBytes) to a drop between
@@ -236,6 +236,10 @@ struct RegionModel {
     /// ([`WriteGap`]); `None` where the profile has no points of all reads
     /// and all writes at other sizes (before `scaler::KIND_ENDS`).
     gap: Option<WriteGap>,
+    /// How its sizeMean curve changes with uniqueBytes
+    /// ([`SizeByUnique`]); `None` without points at the focal point but
+    /// for the uniqueBytes and the size.
+    size_by_unique: Option<SizeByUnique>,
 }
 
 /// Writes' time per request over reads' at a region's focal point but for
@@ -280,6 +284,102 @@ impl WriteGap {
     }
 }
 
+/// How a region's sizeMean curve changes with uniqueBytes
+/// ([`Predictor::sizes_by_unique`]), from the points at the focal point
+/// but for the uniqueBytes and the size ([`Profile::sizes_elsewhere`]):
+/// at each uniqueBytes on the region's plateau ([`Profile::on_plateau`]:
+/// its span without a cache's edge) where sizes below and above the focal
+/// one were measured (the scaler's size ends at the plateau's ends,
+/// `scaler::SIZE_ENDS`), the log of a size's gain there over the sizeMean
+/// curve's, by size (0 at the focal size, interpolated in the log of the
+/// size, the nearest one's outside; 0 where within the sum of the three
+/// points' 95% intervals). Between them it is interpolated in the log of
+/// uniqueBytes, from 0 at the focal uniqueBytes; beyond the farthest on a
+/// workload's side there is none (1): there lie the drops, where a
+/// cache's edge, not the plateau's gradual change, sets how sizes fare.
+#[derive(Clone, Debug)]
+struct SizeByUnique {
+    /// The log of the focal uniqueBytes.
+    x0: f64,
+    /// Below and above it, nearest first: (log uniqueBytes, the log
+    /// factor by size).
+    sides: [Vec<(f64, Curve)>; 2],
+}
+
+impl SizeByUnique {
+    /// Region `k`'s, its sizeMean curve `size` (throughput `at_focal` at
+    /// the focal size), its focal point's reference `focal`; `None`
+    /// without points elsewhere on its plateau.
+    fn of(
+        p: &Profile,
+        k: usize,
+        (size, at_focal): (&Curve, f64),
+        focal: Option<FocalRef>,
+    ) -> Option<SizeByUnique> {
+        let f = &p.regions[k].focal;
+        let (zf, fu) = (f.size_mean.0, f.unique_bytes.0);
+        let straddles = |e: &SizesAt| {
+            let (lo, hi) = (e.sizes.first(), e.sizes.last());
+            p.on_plateau(k, e.unique_bytes)
+                && lo.is_some_and(|z| z.0 < zf)
+                && hi.is_some_and(|z| z.0 > zf)
+        };
+        let ci = |i: usize| p.points[i].ci95_rel.unwrap_or(0.0);
+        let on_curve = |z: u64| {
+            let c = &p.regions[k].curves.size_mean;
+            c.iter()
+                .find(|&&i| p.points[i].workload.size_mean.0 == z)
+                .map_or(0.0, |&i| ci(i))
+        };
+        let at = |e: &SizesAt| {
+            let i0 = e.focal_size?;
+            let t0 = leveled(p, i0, focal);
+            // Within the three measurements' noise, no change.
+            let log_factor = |&(z, i): &(u64, usize)| {
+                let here = leveled(p, i, focal) / t0;
+                let there = size.at(z as f64).0 / at_focal;
+                let l = (here / there).ln();
+                let noise = ci(i) + ci(i0) + on_curve(z);
+                (z as f64, if l.abs() > noise { l } else { 0.0 })
+            };
+            let pts = std::iter::once((zf as f64, 0.0))
+                .chain(e.sizes.iter().map(log_factor))
+                .collect();
+            Some((
+                (e.unique_bytes as f64).ln(),
+                Curve::new(Param::SizeMean, pts),
+            ))
+        };
+        let all: Vec<SizesAt> = p.sizes_elsewhere(k).into_iter().filter(straddles).collect();
+        // sizes_elsewhere is by uniqueBytes.
+        let below = all.iter().rev().filter(|e| e.unique_bytes < fu);
+        let above = all.iter().filter(|e| e.unique_bytes > fu);
+        let sides = [
+            below.filter_map(at).collect(),
+            above.filter_map(at).collect(),
+        ];
+        let x0 = (fu as f64).ln();
+        (sides.iter().any(|s: &Vec<_>| !s.is_empty())).then_some(SizeByUnique { x0, sides })
+    }
+
+    /// The factor on the sizeMean curve's ratio for size `z` at
+    /// uniqueBytes `u`.
+    fn factor(&self, z: f64, u: f64) -> f64 {
+        let x = u.ln();
+        let d = (x - self.x0).abs();
+        let mut before = (0.0, 0.0);
+        for (xe, c) in &self.sides[usize::from(x > self.x0)] {
+            let (de, l) = ((xe - self.x0).abs(), c.at(z).0);
+            if d <= de {
+                let t = (d - before.0) / (de - before.0);
+                return (before.1 + (l - before.1) * t).exp();
+            }
+            before = (de, l);
+        }
+        1.0
+    }
+}
+
 impl RegionModel {
     /// Whether `next` begins where this region ends: the two parts of a
     /// region cut where it kept falling, with no drop between them.
@@ -288,13 +388,13 @@ impl RegionModel {
     }
 
     /// Profile `p`'s region `k`, with its four curves, its own uniqueBytes
-    /// curve if any, and the profile's.
+    /// curve if any, the profile's, and its focal point's reference.
     fn new(
         p: &Profile,
         k: usize,
         curves: [Curve; 4],
-        own: Option<Curve>,
-        unique: &Curve,
+        (own, unique): (Option<Curve>, &Curve),
+        focal: Option<FocalRef>,
     ) -> RegionModel {
         let r = &p.regions[k];
         let lists = r.curves.through_focal();
@@ -314,6 +414,12 @@ impl RegionModel {
             most_busy: busy_where_least(p, lists[3], |w| -f64::from(w.process_num)),
             busy: busy_curve(p, lists[3]),
             gap: WriteGap::of(p, k, &curves[1]),
+            size_by_unique: SizeByUnique::of(
+                p,
+                k,
+                (&curves[0], curves[0].at(r.focal.size_mean.0 as f64).0),
+                focal,
+            ),
             curves,
             peak: points().map(|&i| capacity(p, i)).fold(0.0, f64::max),
             measured_peak: points().map(|&i| tp(i)).fold(0.0, f64::max),
@@ -474,6 +580,10 @@ pub struct Predictor {
     /// extra time at the request's size (not in Chen's model;
     /// [`Predictor::writes_by_size`]).
     by_size: bool,
+    /// Whether, in every region but the last, the sizeMean curve's ratio
+    /// changes with uniqueBytes as measured elsewhere (not in Chen's
+    /// model; [`Predictor::sizes_by_unique`]).
+    size_unique: bool,
 }
 
 /// CPU time per request, `fixed + per_byte·size` seconds, on `cores` CPUs.
@@ -589,7 +699,7 @@ impl Predictor {
                         .map(|_| curve_of(p, Param::UniqueBytes, &c.unique_bytes, focal))
                 })
                 .transpose()?;
-            regions.push(RegionModel::new(p, k, curves, own, &unique));
+            regions.push(RegionModel::new(p, k, curves, (own, &unique), focal));
         }
         Ok(Predictor {
             unique,
@@ -609,6 +719,7 @@ impl Predictor {
             share_cache: read_cache(p).unwrap_or(0.0),
             cpus_first: false,
             by_size: false,
+            size_unique: false,
         })
     }
 
@@ -620,6 +731,17 @@ impl Predictor {
     /// focal size's ([`WriteGap`]).
     pub fn writes_by_size(mut self) -> Predictor {
         self.by_size = true;
+        self
+    }
+
+    /// The same, with the sizeMean curve's ratio in every region but the
+    /// last changed by how it changes with uniqueBytes ([`SizeByUnique`]):
+    /// on this machine's cache region (4 generators, 1 MiB to 123 MiB)
+    /// 2 MiB requests ran as fast as 16 KiB ones at 1 MiB, 1.56 times as
+    /// fast at the focal 11 MiB, 2.13 times at 123 MiB (docs/PREDICTION.md,
+    /// step 18).
+    pub fn sizes_by_unique(mut self) -> Predictor {
+        self.size_unique = true;
         self
     }
 
@@ -1224,6 +1346,10 @@ impl Predictor {
                 Param::ProcessNum if procs.is_finite() => procs,
                 Param::ProcessNum => t / at_focal / overlap,
                 Param::ReadFrac if by_size => Self::read_by_size(r, w, t),
+                Param::SizeMean if self.size_unique && !last => {
+                    let f = r.size_by_unique.as_ref();
+                    t / at_focal * f.map_or(1.0, |f| f.factor(v, w.unique_bytes.0 as f64))
+                }
                 _ => t / at_focal,
             };
             if *param == Param::ProcessNum {
@@ -1397,20 +1523,24 @@ type FocalRef<'a> = (&'a Workload, f64, &'a [(f64, f64)]);
 /// workload, that median and the focal point's level through the
 /// curves; see [`drift`]).
 fn curve_of(p: &Profile, param: Param, idx: &[usize], focal: Option<FocalRef>) -> Curve {
-    let tp = |i: usize| p.points[i].throughput_bytes_per_sec;
     Curve::new(
         param,
         idx.iter()
-            .map(|&i| {
-                let x = match focal {
-                    Some((f, x, _)) if *f == p.points[i].workload => x,
-                    Some((_, x, levels)) => tp(i) * x / drift(levels, i as f64).unwrap_or(x),
-                    None => tp(i),
-                };
-                (param.of(&p.points[i].workload), x)
-            })
+            .map(|&i| (param.of(&p.points[i].workload), leveled(p, i, focal)))
             .collect(),
     )
+}
+
+/// Point `i`'s throughput brought to its region's focal level `focal`
+/// ([`drift`]); the focal point's own measurement is the focal
+/// throughput.
+fn leveled(p: &Profile, i: usize, focal: Option<FocalRef>) -> f64 {
+    let tp = p.points[i].throughput_bytes_per_sec;
+    match focal {
+        Some((f, x, _)) if *f == p.points[i].workload => x,
+        Some((_, x, levels)) => tp * x / drift(levels, i as f64).unwrap_or(x),
+        None => tp,
+    }
 }
 
 /// The machine's level at position `at` in the order of measurement: the

@@ -41,7 +41,9 @@ use crate::curve::{drops, regions_between, split_wide, Drop, Point, Region};
 use crate::infer::{cache_size, check_fit, size_interval};
 use crate::sweep::{sweep, with_unique, SweepPlan};
 use std::collections::HashMap;
-use willy::doc::profile::{CacheFound, Curves, Probe, ProfilePoint, ProfileRegion, Ranges};
+use willy::doc::profile::{
+    plateau, within, CacheFound, Curves, Probe, ProfilePoint, ProfileRegion, Ranges,
+};
 use willy::units::Bytes;
 use willy::workload::Workload;
 
@@ -164,6 +166,18 @@ pub const FOCAL_REPEATS: usize = 2;
 /// 64 KiB, 1.1 times with 2 MiB (docs/PREDICTION.md, step 17).
 pub const KIND_ENDS: usize = 4;
 
+/// Points a region but the last takes after its kind ends: at the
+/// uniqueBytes its uniqueBytes curve measured nearest each end of the
+/// region's plateau (its span without a cache's edge,
+/// `willy::doc::profile::plateau`), the least and the
+/// most size of its sizeMean curve that fit a generator's share there,
+/// the rest as at the focal point. How much a larger request gains
+/// changes with uniqueBytes: on this machine's cache region (4
+/// generators) 2 MiB requests ran as fast as 16 KiB ones at 1 MiB, 1.56
+/// times as fast at the focal 11 MiB, 2.13 times at 123 MiB
+/// (docs/PREDICTION.md, step 18).
+pub const SIZE_ENDS: usize = 4;
+
 /// How far to scale.
 #[derive(Clone, Debug)]
 pub struct ScalePlan {
@@ -283,8 +297,9 @@ impl ScalePlan {
     pub fn curves_points(d: Density) -> usize {
         // readFrac and seqFrac share the focal point; the region's
         // uniqueBytes curve has about 8 points at full density; then the
-        // reads' and writes' points at the ends of sizeMean.
-        2 * (d.fracs().len() - 1) + thinned(8, d) + KIND_ENDS
+        // reads' and writes' points at the ends of sizeMean, and the
+        // ends of sizeMean at the ends of the region's span.
+        2 * (d.fracs().len() - 1) + thinned(8, d) + KIND_ENDS + SIZE_ENDS
     }
 
     /// About how many points the whole run takes, given the number of
@@ -516,6 +531,7 @@ pub fn scale<E>(
 ) -> Result<Scaled, E> {
     let mut s = Scaler::new(first, plan, measure, afford, seed);
     let caches = s.caches()?;
+    s.cache_sizes = caches.iter().map(|f| f.cache.size_bytes as f64).collect();
     let (curve, unique_bytes_curve) = s.focal_sweep()?;
     let spans: Vec<(f64, f64)> = caches.iter().map(|f| f.span).collect();
     let focals = match plan.focus {
@@ -578,6 +594,8 @@ struct Scaler<'a, E> {
     guess: Workload,
     /// Candidate drops that did not reproduce.
     unconfirmed: Vec<UnconfirmedDrop>,
+    /// The caches' sizes, bytes, once found.
+    cache_sizes: Vec<f64>,
 }
 
 /// A drop of a probe's curve that did not reproduce when its sides were
@@ -627,6 +645,7 @@ impl<'a, E> Scaler<'a, E> {
             seed,
             guess,
             unconfirmed: Vec::new(),
+            cache_sizes: Vec::new(),
         }
     }
 
@@ -954,7 +973,7 @@ impl<'a, E> Scaler<'a, E> {
                 self.pts.points.len() + (n - k) * after_sparse(density),
             );
             let (curves, focal_repeats_bytes_per_sec) =
-                self.curves_through(&focal, density, &us, procs_to(k), k + 1)?;
+                self.curves_through(&focal, density, &us, procs_to(k), (k + 1, &r))?;
             out.push(ProfileRegion {
                 from_unique_bytes: r.from as u64,
                 to_unique_bytes: r.to as u64,
@@ -1004,16 +1023,17 @@ impl<'a, E> Scaler<'a, E> {
     /// The five curves through `focal` (known points are reused), and
     /// the focal point measured again halfway through them and after
     /// them ([`FOCAL_REPEATS`], while the budget affords them), for
-    /// region `region`. `procs_to` is the most generators the processNum
-    /// curve goes to in a region but the last, and `None` in the last
-    /// (whose curve goes on while a doubling gains).
+    /// region `region` (its number and its span). `procs_to` is the most
+    /// generators the processNum curve goes to in a region but the last,
+    /// and `None` in the last (whose curve goes on while a doubling
+    /// gains).
     fn curves_through(
         &mut self,
         focal: &Workload,
         density: Density,
         us: &[u64],
         procs_to: Option<u64>,
-        region: usize,
+        (region, span): (usize, &Region),
     ) -> Result<(Curves, Vec<f64>), E> {
         let mut repeats = Vec::new();
         let mut again = |s: &mut Self| -> Result<(), E> {
@@ -1050,6 +1070,7 @@ impl<'a, E> Scaler<'a, E> {
         let last = procs_to.is_none();
         if !last {
             self.kind_ends(focal, &size_curve)?;
+            self.size_ends(focal, span, &unique_curve, &size_curve)?;
         }
         let curves = Curves {
             unique_bytes: idx(&unique_curve),
@@ -1073,6 +1094,59 @@ impl<'a, E> Scaler<'a, E> {
             let mut w = focal.clone();
             set_size(&mut w, z);
             self.pts.curve(&w, &[1.0, 0.0], set_read, None)?;
+        }
+        Ok(())
+    }
+
+    /// The [`SIZE_ENDS`] points of a region but the last, after its kind
+    /// ends, while the budget affords them: at the uniqueBytes of
+    /// `unique_curve` nearest each end of `span`'s plateau (no cache's
+    /// edge, `willy::doc::profile::plateau`) and on it, the least and the
+    /// most size of `size_curve` that fit a generator's share.
+    fn size_ends(
+        &mut self,
+        focal: &Workload,
+        span: &Region,
+        unique_curve: &[(u64, usize)],
+        size_curve: &[(u64, usize)],
+    ) -> Result<(), E> {
+        let (from, to) = plateau(
+            span.from,
+            span.to,
+            focal.unique_bytes.0 as f64,
+            &self.cache_sizes,
+        );
+        let inside: Vec<u64> = unique_curve
+            .iter()
+            .map(|c| c.0)
+            .filter(|&u| within((from, to), u))
+            .collect();
+        let nearest = |b: f64| {
+            let far = |u: &u64| (*u as f64 / b).ln().abs();
+            inside
+                .iter()
+                .copied()
+                .min_by(|a, c| far(a).total_cmp(&far(c)))
+        };
+        let mut ends: Vec<u64> = [nearest(from), nearest(to)]
+            .into_iter()
+            .flatten()
+            .filter(|&u| u != focal.unique_bytes.0)
+            .collect();
+        ends.dedup();
+        for u in ends {
+            let mut w = focal.clone();
+            set_unique(&mut w, u);
+            let fit = size_curve
+                .iter()
+                .map(|c| c.0)
+                .filter(|&z| z <= w.bytes_per_generator());
+            let sizes: Vec<u64> = [fit.clone().min(), fit.max()]
+                .into_iter()
+                .flatten()
+                .filter(|&z| z != focal.size_mean.0)
+                .collect();
+            self.pts.curve(&w, &sizes, set_size, None)?;
         }
         Ok(())
     }

@@ -503,6 +503,62 @@ fn processnum_curves_reach_the_profiles_range() {
     );
 }
 
+/// Every region but the last has the least and the most size of its
+/// sizeMean curve measured at the uniqueBytes of its uniqueBytes curve
+/// nearest each end of its plateau (its span without a cache's edge), at
+/// its focal point otherwise (`scaler::SIZE_ENDS`, docs/PREDICTION.md
+/// step 18); the last region has no sizes on both sides of its focal
+/// size at another uniqueBytes.
+#[test]
+fn sizes_are_measured_at_the_ends_of_the_plateau() {
+    use willy::doc::profile::SizesAt;
+    let s = scaled("sparc1990");
+    let mut p = willy::doc::profile::sample();
+    (p.points, p.regions, p.caches) = (s.points.clone(), s.regions.clone(), s.caches.clone());
+    let last = s.regions.len() - 1;
+    for (k, r) in s.regions.iter().enumerate() {
+        let zf = r.focal.size_mean.0;
+        let straddles = |e: &SizesAt| {
+            let z = || e.sizes.iter().map(|z| z.0);
+            z().min() < Some(zf) && z().max() > Some(zf)
+        };
+        let at: Vec<_> = p
+            .sizes_elsewhere(k)
+            .into_iter()
+            .filter(|e| p.on_plateau(k, e.unique_bytes) && straddles(e))
+            .collect();
+        if k == last {
+            assert!(at.is_empty(), "the last region: {at:?}");
+            continue;
+        }
+        let sizes: Vec<u64> = r
+            .curves
+            .size_mean
+            .iter()
+            .map(|&i| s.points[i].workload.size_mean.0)
+            .collect();
+        let least = sizes.iter().min().unwrap();
+        let fu = r.focal.unique_bytes.0;
+        // Both ends of the sizeMean curve that fit a generator's share.
+        let ends = |e: &SizesAt| {
+            let got: Vec<u64> = e.sizes.iter().map(|z| z.0).collect();
+            let share = Workload::of(e.unique_bytes, 4096, 0.5, 0.5, r.focal.process_num);
+            let fit = sizes.iter().filter(|&&z| z <= share.bytes_per_generator());
+            [Some(least), fit.max()]
+                .into_iter()
+                .flatten()
+                .all(|z| got.contains(z))
+        };
+        for below in [true, false] {
+            assert!(
+                at.iter().any(|e| (e.unique_bytes < fu) == below && ends(e)),
+                "region {k}, below the focal point {below}: {at:?}"
+            );
+        }
+    }
+    assert!(last > 0, "sparc1990 has a cache region");
+}
+
 /// Every region but the last has all reads and all writes measured at the
 /// least and the most size of its sizeMean curve, at its focal point
 /// otherwise (`scaler::KIND_ENDS`, docs/PREDICTION.md step 17); the last

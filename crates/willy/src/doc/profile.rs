@@ -226,6 +226,39 @@ pub struct ProfileRegion {
     pub focal_repeats_bytes_per_sec: Vec<f64>,
 }
 
+/// How far past a region's span's ends a uniqueBytes still lies in it:
+/// the scaler's points round uniqueBytes up to whole blocks per
+/// generator.
+pub const SPAN_SLACK: f64 = 0.01;
+
+/// The part of a region's span `from`..`to` (bytes) that holds no cache's
+/// edge, its focal point at `focal` bytes: cut at the size of the
+/// nearest cache of `caches` (bytes) inside it on each side of the focal
+/// point, [`SPAN_SLACK`] twice further in (a point rounded up to whole
+/// blocks at the cache's size is on its edge). A region's span runs
+/// between the probes' drops, and a drop's onset can lie past its
+/// cache's size (sim:split-cache's first region runs to 6.2 MiB, where
+/// the write probe's drop begins, past its 4 MiB write cache, and 1 MiB
+/// requests there ran 0.67 times as much faster than 16 KiB ones as at
+/// the focal 2.5 MiB), so that part of a span lies on a cache's edge.
+pub fn plateau(from: f64, to: f64, focal: f64, caches: &[f64]) -> (f64, f64) {
+    let inside = |c: &&f64| from < **c && **c < to;
+    let cut = 2.0 * SPAN_SLACK;
+    let below = caches.iter().filter(inside).filter(|&&c| c < focal);
+    let above = caches.iter().filter(inside).filter(|&&c| c > focal);
+    (
+        below.map(|c| c * (1.0 + cut)).fold(from, f64::max),
+        above.map(|c| c * (1.0 - cut)).fold(to, f64::min),
+    )
+}
+
+/// Whether `u` bytes lies between `from` and `to` (bytes), within
+/// [`SPAN_SLACK`].
+pub fn within((from, to): (f64, f64), u: u64) -> bool {
+    let (u, s) = (u as f64, 1.0 + SPAN_SLACK);
+    from <= u * s && u <= to * s
+}
+
 /// A region's single-parameter curves, as indices into the profile's points.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -256,6 +289,18 @@ impl Curves {
             &self.process_num,
         ]
     }
+}
+
+/// A region's points at another uniqueBytes ([`Profile::sizes_elsewhere`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SizesAt {
+    /// The uniqueBytes, bytes.
+    pub unique_bytes: u64,
+    /// The point at the focal size; `Some` in what `sizes_elsewhere`
+    /// returns.
+    pub focal_size: Option<usize>,
+    /// The other sizes measured there, with their points, by size.
+    pub sizes: Vec<(u64, usize)>,
 }
 
 impl Document for Profile {
@@ -373,6 +418,64 @@ impl Profile {
                 _ => None,
             })
             .collect()
+    }
+
+    /// Region `k`'s points at its focal point but for the uniqueBytes and
+    /// the request size (its uniqueBytes curve's points, and the scaler's
+    /// size ends): for each uniqueBytes other than the focal one at which
+    /// the focal size and another size were measured, the focal size's
+    /// point and the others' as (size, index), by uniqueBytes and size.
+    pub fn sizes_elsewhere(&self, k: usize) -> Vec<SizesAt> {
+        let Some(f) = self.regions.get(k).map(|r| &r.focal) else {
+            return Vec::new();
+        };
+        let mut by_unique = std::collections::BTreeMap::<u64, SizesAt>::new();
+        for (i, w) in self.points.iter().map(|p| &p.workload).enumerate() {
+            let at = w.unique_bytes != f.unique_bytes
+                && w.read_frac == f.read_frac
+                && w.process_num == f.process_num
+                && w.seq_frac == f.seq_frac
+                && w.cpu_think == f.cpu_think
+                && w.block_size == f.block_size;
+            if !at {
+                continue;
+            }
+            let u = w.unique_bytes.0;
+            let e = by_unique.entry(u).or_insert(SizesAt {
+                unique_bytes: u,
+                focal_size: None,
+                sizes: Vec::new(),
+            });
+            if w.size_mean == f.size_mean {
+                e.focal_size = e.focal_size.or(Some(i));
+            } else if !e.sizes.iter().any(|s| s.0 == w.size_mean.0) {
+                e.sizes.push((w.size_mean.0, i));
+            }
+        }
+        by_unique
+            .into_values()
+            .filter(|e| e.focal_size.is_some() && !e.sizes.is_empty())
+            .map(|mut e| {
+                e.sizes.sort_unstable();
+                e
+            })
+            .collect()
+    }
+
+    /// Region `k`'s [`plateau`], widened by [`SPAN_SLACK`]: whether
+    /// `u` bytes lies on it.
+    pub fn on_plateau(&self, k: usize, u: u64) -> bool {
+        let Some(r) = self.regions.get(k) else {
+            return false;
+        };
+        let caches: Vec<f64> = self.caches.iter().map(|c| c.size_bytes as f64).collect();
+        let span = plateau(
+            r.from_unique_bytes as f64,
+            r.to_unique_bytes as f64,
+            r.focal.unique_bytes.0 as f64,
+            &caches,
+        );
+        within(span, u)
     }
 
     /// Parses and checks a profile. The version is checked before the rest,
@@ -626,6 +729,61 @@ mod tests {
             vec![(4096, small_r, small_w), (1 << 20, big_r, big_w)]
         );
         assert!(p.size_kind_ends(1).is_empty(), "no region 1");
+    }
+
+    /// A cache inside a span cuts it on the focal point's side, a little
+    /// inside its size; caches outside it or at its ends cut nothing.
+    #[test]
+    fn a_plateau_ends_before_a_cache_inside_its_span() {
+        let mib = f64::from(1 << 20);
+        assert_eq!(plateau(mib, 6.0 * mib, 2.5 * mib, &[]), (mib, 6.0 * mib));
+        let (from, to) = plateau(mib, 6.0 * mib, 2.5 * mib, &[4.0 * mib, 35.0 * mib]);
+        assert_eq!(from, mib);
+        assert!(to < 4.0 * mib && to > 3.8 * mib, "{to}");
+        let (from, to) = plateau(mib, 64.0 * mib, 40.0 * mib, &[4.0 * mib, 64.0 * mib]);
+        assert!(from > 4.0 * mib && from < 4.2 * mib, "{from}");
+        assert_eq!(to, 64.0 * mib);
+        let mut p = sample();
+        p.caches.push(CacheFound {
+            size_bytes: 128 << 20,
+            probe: Probe::Writes,
+            onset_unique_bytes: 160 << 20,
+            centre_unique_bytes: 192 << 20,
+            size_interval_bytes: None,
+            fit_factor: None,
+            poor_fit: false,
+        });
+        // The sample's region spans 1 MiB to 1 GiB, its focal point 64 MiB.
+        assert!(p.on_plateau(0, 1 << 20) && p.on_plateau(0, 120 << 20));
+        assert!(!p.on_plateau(0, 127 << 20) && !p.on_plateau(0, 512 << 20));
+        assert!(!p.on_plateau(1, 64 << 20), "no region 1");
+    }
+
+    /// Each other uniqueBytes with the focal size and another size
+    /// measured there, the rest as at the focal point, by uniqueBytes and
+    /// size.
+    #[test]
+    fn sizes_elsewhere_group_by_uniquebytes() {
+        let mut p = sample();
+        let base = p.points[1].clone();
+        let mut add = |u: u64, z: u64, n: u32| {
+            let mut q = base.clone();
+            q.workload = Workload::of(u, z, 0.5, 0.5, n);
+            p.points.push(q);
+            p.points.len() - 1
+        };
+        let big = add(8 << 20, 1 << 20, 1);
+        let at_focal = add(8 << 20, 16 << 10, 1);
+        let small = add(8 << 20, 4096, 1);
+        add(8 << 20, 8192, 2); // other generators
+        add(256 << 20, 4096, 1); // no focal size there
+                                 // The sample's own points at 1 MiB and 1 GiB have the focal size
+                                 // alone.
+        let e = p.sizes_elsewhere(0);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].unique_bytes, 8 << 20);
+        assert_eq!(e[0].focal_size, Some(at_focal));
+        assert_eq!(e[0].sizes, vec![(4096, small), (1 << 20, big)]);
     }
 
     #[test]
