@@ -503,6 +503,13 @@ fn processnum_curves_reach_the_profiles_range() {
     );
 }
 
+/// `s` as a profile, as far as its points, regions and caches go.
+fn profile_of(s: &willy_scale::scaler::Scaled) -> willy::doc::profile::Profile {
+    let mut p = willy::doc::profile::sample();
+    (p.points, p.regions, p.caches) = (s.points.clone(), s.regions.clone(), s.caches.clone());
+    p
+}
+
 /// Every region but the last has the least and the most size of its
 /// sizeMean curve measured at the uniqueBytes of its uniqueBytes curve
 /// nearest each end of its plateau (its span without a cache's edge), at
@@ -513,8 +520,7 @@ fn processnum_curves_reach_the_profiles_range() {
 fn sizes_are_measured_at_the_ends_of_the_plateau() {
     use willy::doc::profile::SizesAt;
     let s = scaled("sparc1990");
-    let mut p = willy::doc::profile::sample();
-    (p.points, p.regions, p.caches) = (s.points.clone(), s.regions.clone(), s.caches.clone());
+    let p = profile_of(&s);
     let last = s.regions.len() - 1;
     for (k, r) in s.regions.iter().enumerate() {
         let zf = r.focal.size_mean.0;
@@ -566,8 +572,7 @@ fn sizes_are_measured_at_the_ends_of_the_plateau() {
 #[test]
 fn kinds_are_measured_at_the_ends_of_sizemean() {
     let s = scaled("sparc1990");
-    let mut p = willy::doc::profile::sample();
-    (p.points, p.regions) = (s.points.clone(), s.regions.clone());
+    let p = profile_of(&s);
     let last = s.regions.len() - 1;
     for (k, r) in s.regions.iter().enumerate() {
         let sizes: Vec<u64> = r

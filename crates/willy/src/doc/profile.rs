@@ -291,6 +291,16 @@ impl Curves {
     }
 }
 
+/// Whether `w` and `f` agree in every parameter but uniqueBytes, sizeMean
+/// and readFrac (the kind ends' and size ends' match,
+/// [`Profile::size_kind_ends`], [`Profile::sizes_elsewhere`]).
+fn alike(w: &Workload, f: &Workload) -> bool {
+    w.process_num == f.process_num
+        && w.seq_frac == f.seq_frac
+        && w.cpu_think == f.cpu_think
+        && w.block_size == f.block_size
+}
+
 /// A region's points at another uniqueBytes ([`Profile::sizes_elsewhere`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SizesAt {
@@ -395,12 +405,7 @@ impl Profile {
         };
         let mut by_size = std::collections::BTreeMap::new();
         for (i, w) in self.points.iter().map(|p| &p.workload).enumerate() {
-            let at = w.unique_bytes == f.unique_bytes
-                && w.size_mean != f.size_mean
-                && w.process_num == f.process_num
-                && w.seq_frac == f.seq_frac
-                && w.cpu_think == f.cpu_think
-                && w.block_size == f.block_size;
+            let at = w.unique_bytes == f.unique_bytes && w.size_mean != f.size_mean && alike(w, f);
             if !at {
                 continue;
             }
@@ -431,12 +436,7 @@ impl Profile {
         };
         let mut by_unique = std::collections::BTreeMap::<u64, SizesAt>::new();
         for (i, w) in self.points.iter().map(|p| &p.workload).enumerate() {
-            let at = w.unique_bytes != f.unique_bytes
-                && w.read_frac == f.read_frac
-                && w.process_num == f.process_num
-                && w.seq_frac == f.seq_frac
-                && w.cpu_think == f.cpu_think
-                && w.block_size == f.block_size;
+            let at = w.unique_bytes != f.unique_bytes && w.read_frac == f.read_frac && alike(w, f);
             if !at {
                 continue;
             }
