@@ -1,6 +1,9 @@
 //! Prediction is pure computation: predictions per second, and the time to
-//! render every figure of a profile. The profile is the checked-in
-//! sim:sparc1990 one (docs/figures/make-sim.sh).
+//! render every figure of a profile. Two profiles: the checked-in
+//! sim:sparc1990 one (docs/figures/make-sim.sh, an early profile version
+//! without the points most of the `willy` model's steps use), and one of
+//! this machine's (docs/runs/2026-11-26m, real files under a 1 GiB
+//! cgroup), on which every step of the `willy` model has its points.
 //!
 //! cargo bench -p willy-predict --bench predict
 
@@ -11,19 +14,16 @@ use willy_predict::profile::Profile;
 use willy_predict::validate::{random_workloads, ValidationReport};
 
 /// Read at run time: the documents live outside this crate.
-fn doc(name: &str) -> String {
-    let p = format!(
-        "{}/../../docs/figures/sim-sparc1990/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+fn doc(path: &str) -> String {
+    let p = format!("{}/../../docs/{path}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
 
-fn bench(c: &mut Criterion) {
-    let p = Profile::from_json(&doc("profile.json")).expect("the checked-in profile parses");
-    let pred = Predictor::new(&p).expect("usable");
+/// 1000 random workloads of `p`'s ranges, predicted by each model.
+fn predictions(c: &mut Criterion, group: &str, p: &Profile) {
+    let pred = Predictor::new(p).expect("usable");
     let ws = random_workloads(&p.ranges, 1000, 1, 4096);
-    let mut g = c.benchmark_group("predict");
+    let mut g = c.benchmark_group(group);
     g.throughput(Throughput::Elements(ws.len() as u64));
     g.bench_function("1000 random workloads", |b| {
         b.iter(|| {
@@ -32,7 +32,7 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
-    let willy = willy_predict::model("willy", &p).expect("usable");
+    let willy = willy_predict::model("willy", p).expect("usable");
     g.bench_function("1000 random workloads, willy model", |b| {
         b.iter(|| {
             for w in &ws {
@@ -41,7 +41,17 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
-    let v: ValidationReport = serde_json::from_str(&doc("validation.json")).expect("parses");
+}
+
+fn bench(c: &mut Criterion) {
+    let sim = doc("figures/sim-sparc1990/profile.json");
+    let p = Profile::from_json(&sim).expect("the checked-in profile parses");
+    predictions(c, "predict", &p);
+    let real = doc("runs/2026-11-26m/1g-psync-profile.json");
+    let r = Profile::from_json(&real).expect("the checked-in profile parses");
+    predictions(c, "predict on this machine's profile", &r);
+    let v: ValidationReport =
+        serde_json::from_str(&doc("figures/sim-sparc1990/validation.json")).expect("parses");
     let mut g = c.benchmark_group("plot");
     g.sample_size(20);
     g.bench_function("every figure of a profile and its validation", |b| {

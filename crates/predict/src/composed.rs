@@ -185,18 +185,21 @@ impl Composed {
         if (c / s).floor() < 1.0 {
             return self.base.throughput(w).1;
         }
-        if let (_, Some((sum, cap))) = self.classes(w, c) {
+        let mut fixed = Fixed::new(w, c);
+        if let (_, Some((sum, cap))) = self.classes(w, &mut fixed) {
             return sum.min(cap);
         }
         if !self.whole.is_last(whole.region) {
             return tp;
         }
-        let device = || {
+        // The fixed point is sought only where the device's peak would
+        // cut, from where the first step left it.
+        let mut device = || {
             self.whole
                 .device_saturated_peak()
-                .filter(|_| self.solve(w, c, false).0 < MIX)
+                .filter(|&peak| peak < tp && self.settle(w, &mut fixed).0 < MIX)
         };
-        match self.whole.saturated_peak().or_else(device) {
+        match self.whole.saturated_peak().or_else(&mut device) {
             Some(peak) => tp.min(peak),
             None => tp,
         }
@@ -217,122 +220,208 @@ impl Composed {
     /// cached class less; so where that first step keeps less than
     /// [`SEPARATE`] of its requests cached, the classes mix, and the hit
     /// ratio returned is that step's (no fixed point is sought: most
-    /// workloads end there, docs/PREDICTION.md, "Speed").
-    fn classes(&self, w: &Workload, c: f64) -> (f64, Option<(f64, f64)>) {
-        self.solve(w, c, true)
+    /// workloads end there, docs/PREDICTION.md, "Speed"; `fixed` is left
+    /// after its first step, for [`Composed::settle`] to go on from).
+    fn classes(&self, w: &Workload, fixed: &mut Fixed) -> (f64, Option<(f64, f64)>) {
+        let first = self.round(w, fixed);
+        if first < SEPARATE {
+            return (first, None);
+        }
+        self.settle(w, fixed)
     }
 
     /// [`Composed::classes`]; without `first_decides`, the fixed point is
     /// sought even where the first step keeps less than [`SEPARATE`] (for
     /// the test that it never changes the outcome).
+    #[cfg(test)]
     fn solve(&self, w: &Workload, c: f64, first_decides: bool) -> (f64, Option<(f64, f64)>) {
-        let n = f64::from(w.process_num);
-        let u = w.unique_bytes.0 as f64;
-        let z = w.effective_size_mean();
-        let s = u / n;
-        let k = (c / s).floor().min(n);
-        // Per-generator time per request: all of them hitting, with `m`
-        // generators copying; a miss, with `m` generators missing (the
-        // disk-side prediction at `u` mixes hits C/u and misses).
-        let rf = w.read_frac;
-        let cached_u = (c / 2.0).min(k * s);
-        let h_u = (c / u).min(1.0);
-        let procs = w.process_num as usize;
-        let mut t_hit = Memo::new(procs, |m| m * z / self.with(w, cached_u, m, rf));
-        let mut t_mix = Memo::new(procs, |m| m * z / self.with(w, u, m, rf));
-        let mut t_miss = |m: f64, t_hit: &mut Memo<_>| {
-            let (mix, hit) = (t_mix.at(m), t_hit.at(m));
-            if h_u >= 1.0 || mix <= hit {
-                mix
-            } else {
-                (mix - h_u * hit) / (1.0 - h_u)
-            }
+        let mut fixed = Fixed::new(w, c);
+        if first_decides {
+            self.classes(w, &mut fixed)
+        } else {
+            self.settle(w, &mut fixed)
+        }
+    }
+
+    /// `fixed` taken on to its fixed point (at most [`ROUNDS`] steps in
+    /// all): the cached class's hit ratio, and where it reaches
+    /// [`SEPARATE`] the classes' summed throughput and its bound.
+    fn settle(&self, w: &Workload, fixed: &mut Fixed) -> (f64, Option<(f64, f64)>) {
+        while !fixed.done && fixed.rounds < ROUNDS {
+            self.round(w, fixed);
+        }
+        if fixed.hc < SEPARATE {
+            return (fixed.hc, None);
+        }
+        let (n, z) = (fixed.n, fixed.z);
+        let cap = n * z / self.t_hit(w, &mut fixed.hit, n);
+        let f = &*fixed;
+        (f.hc, Some((f.k * f.xc + (n - f.k) * f.xu, cap)))
+    }
+
+    /// Per-generator time per request with everything cached, `m`
+    /// generators copying.
+    fn t_hit(&self, w: &Workload, memo: &mut Memo, m: f64) -> f64 {
+        let (cached_u, z) = (memo.at_unique, w.effective_size_mean());
+        memo.at(m, |m| m * z / self.with(w, cached_u, m, w.read_frac))
+    }
+
+    /// One step of the classes' fixed point: their times per request from
+    /// the hit ratios, their rates, Che's time, and the hit ratios again
+    /// (halfway to the new ones). Returns the cached class's new hit
+    /// ratio, before the halving.
+    fn round(&self, w: &Workload, f: &mut Fixed) -> f64 {
+        let (n, k, s, z, c) = (f.n, f.k, f.s, f.z, f.c);
+        // A miss, with `m` generators missing: the disk-side prediction
+        // at `u` mixes hits C/u and misses.
+        let th = self.t_hit(w, &mut f.hit, f.busy_hit);
+        let mix = {
+            let u = f.mix.at_unique;
+            f.mix
+                .at(f.busy_miss, |m| m * z / self.with(w, u, m, w.read_frac))
         };
-        let (mut hc, mut hu) = (1.0f64, ((c - k * s) / ((n - k) * s)).clamp(0.0, 1.0));
+        let hit = self.t_hit(w, &mut f.hit, f.busy_miss);
+        let tm = if f.h_u >= 1.0 || mix <= hit {
+            mix
+        } else {
+            (mix - f.h_u * hit) / (1.0 - f.h_u)
+        };
+        let time = |h: f64| h * th + (1.0 - h) * tm;
+        let (tc, tu) = (time(f.hc), time(f.hu));
+        f.xc = z / tc;
+        f.xu = z / tu;
         // Generators busy copying and waiting for the storage: each
         // class's share of its time in each, summed.
-        let (mut busy_hit, mut busy_miss) = (k, n - k);
-        let (mut xc, mut xu, mut t) = (0.0, 0.0, 0.0);
-        for i in 0..50 {
-            let (th, tm) = (t_hit.at(busy_hit), t_miss(busy_miss, &mut t_hit));
-            let time = |h: f64| h * th + (1.0 - h) * tm;
-            let (tc, tu) = (time(hc), time(hu));
-            xc = z / tc;
-            xu = z / tu;
-            busy_hit = k * hc * th / tc + (n - k) * hu * th / tu;
-            busy_miss = n - busy_hit;
-            t = che(c, &[(k, s, xc), (n - k, s, xu)], t);
-            let (nc, nu) = (1.0 - (-xc * t / s).exp(), 1.0 - (-xu * t / s).exp());
-            if first_decides && i == 0 && nc < SEPARATE {
-                return (nc, None);
-            }
-            let done = (nc - hc).abs() < 1e-4 && (nu - hu).abs() < 1e-4;
-            (hc, hu) = (0.5 * (hc + nc), 0.5 * (hu + nu));
-            if done {
-                break;
-            }
-        }
-        if hc < SEPARATE {
-            return (hc, None);
-        }
-        (hc, Some((k * xc + (n - k) * xu, n * z / t_hit.at(n))))
+        f.busy_hit = k * f.hc * th / tc + (n - k) * f.hu * th / tu;
+        f.busy_miss = n - f.busy_hit;
+        let [nc, nu];
+        (f.t, [nc, nu]) = che(c, &[(k, s, f.xc), (n - k, s, f.xu)], f.t);
+        f.done = (nc - f.hc).abs() < 1e-4 && (nu - f.hu).abs() < 1e-4;
+        (f.hc, f.hu) = (0.5 * (f.hc + nc), 0.5 * (f.hu + nu));
+        f.rounds += 1;
+        nc
     }
 }
 
-/// A function of a whole number of generators, 1 to `n`, computed once
-/// for each.
-struct Memo<F: Fn(f64) -> f64> {
-    f: F,
+/// The most steps of the classes' fixed point.
+const ROUNDS: usize = 50;
+
+/// The classes' fixed point on its way ([`Composed::classes`]): `N`
+/// generators over shares `s = U/N`, `k` of which fit a cache of `c`
+/// bytes; the hit ratios, each class's rate and Che's time so far.
+struct Fixed {
+    n: f64,
+    k: f64,
+    s: f64,
+    z: f64,
+    c: f64,
+    /// The cache's share of `U` (at most 1).
+    h_u: f64,
+    hit: Memo,
+    mix: Memo,
+    hc: f64,
+    hu: f64,
+    busy_hit: f64,
+    busy_miss: f64,
+    xc: f64,
+    xu: f64,
+    t: f64,
+    rounds: usize,
+    done: bool,
+}
+
+impl Fixed {
+    /// The first step's start: the cached class all hits, the other hits
+    /// in what the cached shares leave of the cache.
+    fn new(w: &Workload, c: f64) -> Fixed {
+        let n = f64::from(w.process_num);
+        let u = w.unique_bytes.0 as f64;
+        let s = u / n;
+        let k = (c / s).floor().min(n);
+        let procs = w.process_num as usize;
+        Fixed {
+            n,
+            k,
+            s,
+            z: w.effective_size_mean(),
+            c,
+            h_u: (c / u).min(1.0),
+            // All of them hitting, with `m` generators copying.
+            hit: Memo::new(procs, (c / 2.0).min(k * s)),
+            // The disk-side prediction at `u`.
+            mix: Memo::new(procs, u),
+            hc: 1.0,
+            hu: ((c - k * s) / ((n - k) * s)).clamp(0.0, 1.0),
+            busy_hit: k,
+            busy_miss: n - k,
+            xc: 0.0,
+            xu: 0.0,
+            t: 0.0,
+            rounds: 0,
+            done: false,
+        }
+    }
+}
+
+/// A function of a whole number of generators, 1 to `n`, at one
+/// uniqueBytes, computed once for each.
+struct Memo {
+    at_unique: f64,
     v: Vec<Option<f64>>,
 }
 
-impl<F: Fn(f64) -> f64> Memo<F> {
-    fn new(n: usize, f: F) -> Memo<F> {
+impl Memo {
+    fn new(n: usize, at_unique: f64) -> Memo {
         Memo {
-            f,
+            at_unique,
             v: vec![None; n.max(1) + 1],
         }
     }
 
-    /// The value at `m` rounded, within 1 to `n`.
-    fn at(&mut self, m: f64) -> f64 {
+    /// The value at `m` rounded, within 1 to `n` (`f` of it, the first
+    /// time).
+    fn at(&mut self, m: f64, f: impl FnOnce(f64) -> f64) -> f64 {
         let i = (m.round().max(1.0) as usize).min(self.v.len() - 1);
-        let f = &self.f;
         *self.v[i].get_or_insert_with(|| f(i as f64))
     }
 }
 
-/// Che's characteristic time of an LRU cache of `c` bytes, for classes of
-/// (count, bytes each, bytes per second each) accessed uniformly: the `t`
-/// with `Σ count·bytes·(1 - exp(-rate·t / bytes)) = c`, by Newton's
-/// method from `from` (0, or an earlier solution near this one).
-fn che(c: f64, classes: &[(f64, f64, f64)], from: f64) -> f64 {
-    let filled = |t: f64| -> f64 {
+/// Che's characteristic time of an LRU cache of `c` bytes, for two classes
+/// of (count, bytes each, bytes per second each) accessed uniformly: the
+/// `t` with `Σ count·bytes·(1 - exp(-rate·t / bytes)) = c`, by Newton's
+/// method from `from` (0, or an earlier solution near this one); and each
+/// class's hit ratio there, `1 - exp(-rate·t / bytes)`.
+fn che(c: f64, classes: &[(f64, f64, f64); 2], from: f64) -> (f64, [f64; 2]) {
+    // Each class's `exp(-rate·t / bytes)` at `t`.
+    let missing = |t: f64| classes.map(|(_, b, x)| (-x * t / b).exp());
+    // The bytes cached and their derivative, from those.
+    let filled = |e: &[f64; 2]| -> (f64, f64) {
         classes
             .iter()
-            .map(|&(m, b, x)| m * b * (1.0 - (-x * t / b).exp()))
-            .sum()
+            .zip(e)
+            .fold((0.0, 0.0), |(f, d), (&(m, b, x), &e)| {
+                (f + m * b * (1.0 - e), d + m * x * e)
+            })
     };
+    let hits = |e: [f64; 2]| e.map(|e| 1.0 - e);
     let total: f64 = classes.iter().map(|&(m, b, _)| m * b).sum();
     if total <= c {
-        return f64::INFINITY;
+        return (f64::INFINITY, hits(missing(f64::INFINITY)));
     }
     // Newton's method: `filled` is increasing and concave, so from below
     // the root the iterates rise to it without passing it, and from above
     // the first step lands below it.
-    let slope = |t: f64| -> f64 {
-        classes
-            .iter()
-            .map(|&(m, b, x)| m * x * (-x * t / b).exp())
-            .sum()
-    };
     let mut t = if from.is_finite() { from.max(0.0) } else { 0.0 };
-    if c - filled(t) < 0.0 {
-        let next = t + (c - filled(t)) / slope(t);
+    let mut e = missing(t);
+    let (f, d) = filled(&e);
+    if c - f < 0.0 {
+        let next = t + (c - f) / d;
         t = if next.is_finite() { next.max(0.0) } else { 0.0 };
+        e = missing(t);
     }
     for _ in 0..200 {
-        let (gap, d) = (c - filled(t), slope(t));
+        let (f, d) = filled(&e);
+        let gap = c - f;
         if gap <= 1e-12 * c || d <= 0.0 {
             break;
         }
@@ -341,8 +430,9 @@ fn che(c: f64, classes: &[(f64, f64, f64)], from: f64) -> f64 {
             break;
         }
         t = next;
+        e = missing(t);
     }
-    t
+    (t, hits(e))
 }
 
 /// `chen`'s model on `p` with what the `willy` model adds to it in one
@@ -533,7 +623,7 @@ mod tests {
             "willy {willy}"
         );
         // Without the bound the classes would add up to more.
-        let (hc, sum) = m.classes(&w, GIB as f64);
+        let (hc, sum) = m.solve(&w, GIB as f64, true);
         let sum = sum.map(|s| s.0);
         assert!(sum.is_some_and(|s| s > 2e9 * 1.001), "{hc} {sum:?}");
     }
@@ -858,7 +948,7 @@ mod tests {
         let p = synthetic(tp);
         let (c, m) = models(&p);
         let w = Workload::of(3 * GIB, 64 << 10, 0.0, 0.5, 4);
-        let (hc, sum) = m.classes(&w, GIB as f64);
+        let (hc, sum) = m.solve(&w, GIB as f64, true);
         assert!(hc < SEPARATE && sum.is_none(), "{hc}");
         let (chen, willy) = both(&c, &m, &w);
         assert!(chen > 2.0 * tp(&w), "chen {chen}");
@@ -1221,15 +1311,19 @@ mod tests {
         ) {
             let classes = [(m, b, x), (m2, b, x2)];
             let total = (m + m2) * b;
-            let t = che(c, &classes, 0.0);
+            let (t, hits) = che(c, &classes, 0.0);
             if total <= c {
                 prop_assert!(t.is_infinite());
+                prop_assert_eq!(hits, [1.0, 1.0]);
             } else {
                 let filled: f64 = classes.iter().map(|&(k, s, r)| k * s * (1.0 - (-r * t / s).exp())).sum();
                 prop_assert!((filled - c).abs() <= 1e-6 * c, "{filled} vs {c}");
-                let t = che(c, &[(m, b, x), (m2, b, x)], 0.0);
-                let h = 1.0 - (-x * t / b).exp();
+                for (&(_, s, r), h) in classes.iter().zip(hits) {
+                    prop_assert!((h - (1.0 - (-r * t / s).exp())).abs() < 1e-12, "{h}");
+                }
+                let (_, [h, h2]) = che(c, &[(m, b, x), (m2, b, x)], 0.0);
                 prop_assert!((h - c / total).abs() < 1e-6, "{h} vs {}", c / total);
+                prop_assert_eq!(h2, h);
             }
         }
     }

@@ -253,20 +253,27 @@ struct WriteGap {
     rho: Curve,
     /// The focal readFrac.
     r0: f64,
+    /// The gap at the focal size ([`WriteGap::at`]).
+    at_focal: f64,
 }
 
 impl WriteGap {
     /// A write's time beyond a read's at size `z`, for a request whose
     /// time at the focal readFrac is `t`.
     fn at(&self, z: f64, t: f64) -> f64 {
-        let rho = self.rho.at(z).0;
+        self.at_axis(Param::SizeMean.axis(z), t)
+    }
+
+    /// [`WriteGap::at`], the size on the sizeMean curve's axis.
+    fn at_axis(&self, x: f64, t: f64) -> f64 {
+        let rho = self.rho.at_axis(x).0;
         t * (rho - 1.0) / (self.r0 + (1.0 - self.r0) * rho)
     }
 
-    /// Region `k`'s, from its readFrac curve `read` and its sizeMean kind
-    /// ends. `None` without them, or where writes are no slower at some
-    /// size.
-    fn of(p: &Profile, k: usize, read: &Curve) -> Option<WriteGap> {
+    /// Region `k`'s, from its sizeMean and readFrac curves `size` and
+    /// `read` and its sizeMean kind ends. `None` without them, or where
+    /// writes are no slower at some size.
+    fn of(p: &Profile, k: usize, size: &Curve, read: &Curve) -> Option<WriteGap> {
         let f = &p.regions[k].focal;
         let tp = |i: usize| p.points[i].throughput_bytes_per_sec;
         let rho: Vec<(f64, f64)> =
@@ -277,9 +284,16 @@ impl WriteGap {
                         .map(|(z, r, w)| (z as f64, tp(r) / tp(w))),
                 )
                 .collect();
-        (rho.len() > 1 && rho.iter().all(|p| p.1 > 1.0)).then(|| WriteGap {
-            rho: Curve::new(Param::SizeMean, rho),
-            r0: f.read_frac,
+        (rho.len() > 1 && rho.iter().all(|p| p.1 > 1.0)).then(|| {
+            let mut gap = WriteGap {
+                rho: Curve::new(Param::SizeMean, rho),
+                r0: f.read_frac,
+                at_focal: 0.0,
+            };
+            let zf = f.size_mean.0 as f64;
+            let tf = zf * f64::from(f.process_num) / size.at(zf).0;
+            gap.at_focal = gap.at(zf, tf);
+            gap
         })
     }
 }
@@ -413,7 +427,7 @@ impl RegionModel {
             writes_busy: busy_where_least(p, lists[1], |w| w.read_frac),
             most_busy: busy_where_least(p, lists[3], |w| -f64::from(w.process_num)),
             busy: busy_curve(p, lists[3]),
-            gap: WriteGap::of(p, k, &curves[1]),
+            gap: WriteGap::of(p, k, &curves[0], &curves[1]),
             size_by_unique: SizeByUnique::of(
                 p,
                 k,
@@ -750,18 +764,18 @@ impl Predictor {
     /// region has a [`WriteGap`], the sizeMean curve's time per request at
     /// `w`'s size over that time changed by the readFrac curve's change,
     /// scaled by the gap at `w`'s size over the focal size's; the curve's
-    /// ratio elsewhere, or where that time would not be positive.
-    fn read_by_size(r: &RegionModel, w: &Workload, t: f64) -> f64 {
+    /// ratio elsewhere, or where that time would not be positive. `(x,
+    /// size_tp)`: `w`'s size on the sizeMean curve's axis, and that curve's
+    /// throughput there.
+    fn read_by_size(r: &RegionModel, w: &Workload, t: f64, (x, size_tp): (f64, f64)) -> f64 {
         let ratio = t / r.at_focal[1];
         let Some(gap) = &r.gap else {
             return ratio;
         };
         let (zf, nf) = (r.focal.size_mean.0 as f64, f64::from(r.focal.process_num));
-        let z = w.size_mean.0 as f64;
-        let time = |z: f64| z * nf / r.curves[0].at(z).0;
-        let (tz, tf) = (time(z), time(zf));
+        let tz = w.size_mean.0 as f64 * nf / size_tp;
         let change = zf * nf / t - zf * nf / r.at_focal[1];
-        let tw = tz + change * gap.at(z, tz) / gap.at(zf, tf);
+        let tw = tz + change * gap.at_axis(x, tz) / gap.at_focal;
         if tw > 0.0 {
             tz / tw
         } else {
@@ -1327,6 +1341,8 @@ impl Predictor {
         let last = k + 1 == self.regions.len();
         let (keep, procs, overlap, gain) = self.processes(r, w, last);
         let by_size = self.by_size && !last && !(self.apart_in(k) && r.kinds.is_some());
+        // `w`'s size on the sizeMean curve's axis, the curve's throughput there.
+        let mut size_at = (0.0, 0.0);
         for (j, ((param, c), at_focal)) in REGION_PARAMS
             .iter()
             .zip(&r.curves)
@@ -1337,7 +1353,11 @@ impl Predictor {
                 Param::SeqFrac => param.of(w) * keep,
                 _ => param.of(w),
             };
-            let (mut t, out) = c.at(v);
+            let x = param.axis(v);
+            let (mut t, out) = c.at_axis(x);
+            if *param == Param::SizeMean {
+                size_at = (x, t);
+            }
             if self.cpus_first && !last && *param == Param::ProcessNum {
                 t = Self::filled(&r.busy, v, CPUS_FULL * self.cores).unwrap_or(t);
             }
@@ -1345,7 +1365,7 @@ impl Predictor {
             let ratio = match param {
                 Param::ProcessNum if procs.is_finite() => procs,
                 Param::ProcessNum => t / at_focal / overlap,
-                Param::ReadFrac if by_size => Self::read_by_size(r, w, t),
+                Param::ReadFrac if by_size => Self::read_by_size(r, w, t, size_at),
                 Param::SizeMean if self.size_unique && !last => {
                     let f = r.size_by_unique.as_ref();
                     t / at_focal * f.map_or(1.0, |f| f.factor(v, w.unique_bytes.0 as f64))
@@ -1357,14 +1377,8 @@ impl Predictor {
             }
             let adds = *param != Param::SeqFrac || r.seeks;
             if last && self.additive.contains(param) && adds {
-                let zp = if *param == Param::SizeMean {
-                    param.of(w)
-                } else {
-                    zf
-                };
-                if *param == Param::SizeMean {
-                    z = zp;
-                }
+                let zp = if *param == Param::SizeMean { v } else { zf };
+                z = if *param == Param::SizeMean { v } else { z };
                 dt += zp * nf / t - tf;
                 ratios *= ratio;
             } else {
