@@ -448,7 +448,6 @@ fn prepared(p: &Profile) -> Result<Predictor, PredictError> {
         .queued_where_served_apart()
         .writes_by_size()
         .sizes_by_unique()
-        .procs_by_unique()
         .bounded_by_peak()
         .no_faster_than_the_region_before())
 }
@@ -1264,55 +1263,6 @@ mod tests {
             assert!(product > 0.09, "{u} {size}: {product} without the points");
         }
         let beyond = Workload::of(8 * GIB, 4096, 0.5, 0.5, 1);
-        assert_eq!(m.predict(&beyond), before.predict(&beyond));
-    }
-
-    /// A cache region whose generators gain less the larger uniqueBytes
-    /// (`N^a` with `a` 0.9 at 1 MiB, 0.48 at the focal 128 MiB, 0.3 at
-    /// 1 GiB; on this machine's cache region 16 generators ran 2.7 times
-    /// as fast as one at 1 MiB, 3.2 times at 8.9 MiB, 2.4 times at
-    /// 80 MiB): the processNum curve, measured at the focal uniqueBytes,
-    /// says how generators fare there only. The points the scaler
-    /// measures at the region's span's ends (8 generators at 1 MiB and
-    /// 1 GiB, `scaler::PROCS_ENDS`) say how that changes with uniqueBytes
-    /// (step 19). Beyond the span nothing changes.
-    #[test]
-    fn the_generators_gain_follows_uniquebytes() {
-        let tp = |w: &Workload| {
-            let (z, u) = (w.size_mean.0 as f64, w.unique_bytes.0 as f64);
-            if w.unique_bytes.0 > GIB {
-                return z / (5e-3 + z / 100e6);
-            }
-            let a = 0.9 - 0.06 * (u / f64::from(1 << 20)).log2();
-            f64::from(w.process_num).powf(a) * z / (2e-6 + z / 4e9)
-        };
-        let without = synthetic(tp);
-        let mut p = without.clone();
-        let f = p.regions[0].focal.clone();
-        for u in [1 << 20, GIB] {
-            let w = Workload::of(u, f.size_mean.0, f.read_frac, f.seq_frac, 8);
-            let mut q = p.points[0].clone();
-            q.throughput_bytes_per_sec = tp(&w);
-            q.workload = w;
-            p.points.push(q);
-        }
-        let (m, before) = (Composed::new(&p).unwrap(), Composed::new(&without).unwrap());
-        for (u, n) in [
-            (2 << 20, 2),
-            (4 << 20, 2),
-            (512 << 20, 4),
-            (512 << 20, 8),
-            (GIB, 4),
-        ] {
-            let w = Workload::of(u, 64 << 10, 0.5, 0.5, n);
-            let truth = tp(&w);
-            let err = |x: Prediction| (x.predicted_throughput_bytes_per_sec / truth - 1.0).abs();
-            let (willy, product) = (err(m.predict(&w)), err(before.predict(&w)));
-            eprintln!("{u} {n}: willy {willy:.3}, without the points {product:.3}");
-            assert!(willy < 0.05, "{u} {n}: {willy}");
-            assert!(product > 0.09, "{u} {n}: {product} without the points");
-        }
-        let beyond = Workload::of(8 * GIB, 64 << 10, 0.5, 0.5, 4);
         assert_eq!(m.predict(&beyond), before.predict(&beyond));
     }
 

@@ -30,7 +30,7 @@
 //!   loop of processNum generators).
 
 use crate::profile::{Profile, ProfileError};
-use willy::doc::profile::{Probe, ValuesAt};
+use willy::doc::profile::{Probe, SizesAt};
 use willy::workload::Workload;
 
 /// A workload this close (a factor in uniqueBytes) to a drop between
@@ -240,9 +240,6 @@ struct RegionModel {
     /// ([`SizeByUnique`]); `None` without points at the focal point but
     /// for the uniqueBytes and the size.
     size_by_unique: Option<SizeByUnique>,
-    /// How its processNum curve changes with uniqueBytes (the same, step
-    /// 19).
-    procs_by_unique: Option<SizeByUnique>,
 }
 
 /// Writes' time per request over reads' at a region's focal point but for
@@ -314,11 +311,6 @@ impl WriteGap {
 /// uniqueBytes, from 0 at the focal uniqueBytes; beyond the farthest on a
 /// workload's side there is none (1): there lie the drops, where a
 /// cache's edge, not the plateau's gradual change, sets how sizes fare.
-///
-/// The same for the processNum curve ([`Predictor::procs_by_unique`],
-/// step 19), from the points at the focal point but for the uniqueBytes
-/// and the generators ([`Profile::procs_elsewhere`], the scaler's
-/// generator ends, `scaler::PROCS_ENDS`), by the log of the generators.
 #[derive(Clone, Debug)]
 struct SizeByUnique {
     /// The log of the focal uniqueBytes.
@@ -329,59 +321,51 @@ struct SizeByUnique {
 }
 
 impl SizeByUnique {
-    /// Region `k`'s, for `param` (sizeMean or processNum), its curve
-    /// `curve` (throughput `at_focal` at the focal value), its focal
-    /// point's reference `focal`; `None` without points elsewhere on its
-    /// plateau.
+    /// Region `k`'s, its sizeMean curve `size` (throughput `at_focal` at
+    /// the focal size), its focal point's reference `focal`; `None`
+    /// without points elsewhere on its plateau.
     fn of(
         p: &Profile,
-        (k, param): (usize, Param),
-        (curve, at_focal): (&Curve, f64),
+        k: usize,
+        (size, at_focal): (&Curve, f64),
         focal: Option<FocalRef>,
     ) -> Option<SizeByUnique> {
         let f = &p.regions[k].focal;
-        let (zf, fu) = (param.of(f) as u64, f.unique_bytes.0);
-        let straddles = |e: &ValuesAt| {
-            let (lo, hi) = (e.values.first(), e.values.last());
-            let size = param == Param::SizeMean;
+        let (zf, fu) = (f.size_mean.0, f.unique_bytes.0);
+        let straddles = |e: &SizesAt| {
+            let (lo, hi) = (e.sizes.first(), e.sizes.last());
             p.on_plateau(k, e.unique_bytes)
-                && (lo.is_some_and(|z| z.0 < zf) || !size)
-                && (hi.is_some_and(|z| z.0 > zf) || !size)
+                && lo.is_some_and(|z| z.0 < zf)
+                && hi.is_some_and(|z| z.0 > zf)
         };
         let ci = |i: usize| p.points[i].ci95_rel.unwrap_or(0.0);
         let on_curve = |z: u64| {
-            let c = &p.regions[k].curves;
-            let c = if param == Param::SizeMean {
-                &c.size_mean
-            } else {
-                &c.process_num
-            };
+            let c = &p.regions[k].curves.size_mean;
             c.iter()
-                .find(|&&i| param.of(&p.points[i].workload) as u64 == z)
+                .find(|&&i| p.points[i].workload.size_mean.0 == z)
                 .map_or(0.0, |&i| ci(i))
         };
-        let at = |e: &ValuesAt| {
-            let i0 = e.at_focal?;
+        let at = |e: &SizesAt| {
+            let i0 = e.focal_size?;
             let t0 = leveled(p, i0, focal);
             // Within the three measurements' noise, no change.
             let log_factor = |&(z, i): &(u64, usize)| {
                 let here = leveled(p, i, focal) / t0;
-                let there = curve.at(z as f64).0 / at_focal;
+                let there = size.at(z as f64).0 / at_focal;
                 let l = (here / there).ln();
                 let noise = ci(i) + ci(i0) + on_curve(z);
                 (z as f64, if l.abs() > noise { l } else { 0.0 })
             };
             let pts = std::iter::once((zf as f64, 0.0))
-                .chain(e.values.iter().map(log_factor))
+                .chain(e.sizes.iter().map(log_factor))
                 .collect();
-            Some(((e.unique_bytes as f64).ln(), Curve::new(param, pts)))
+            Some((
+                (e.unique_bytes as f64).ln(),
+                Curve::new(Param::SizeMean, pts),
+            ))
         };
-        let elsewhere = match param {
-            Param::SizeMean => p.sizes_elsewhere(k),
-            _ => p.procs_elsewhere(k),
-        };
-        let all: Vec<ValuesAt> = elsewhere.into_iter().filter(straddles).collect();
-        // sizes_elsewhere and procs_elsewhere are by uniqueBytes.
+        let all: Vec<SizesAt> = p.sizes_elsewhere(k).into_iter().filter(straddles).collect();
+        // sizes_elsewhere is by uniqueBytes.
         let below = all.iter().rev().filter(|e| e.unique_bytes < fu);
         let above = all.iter().filter(|e| e.unique_bytes > fu);
         let sides = [
@@ -446,14 +430,8 @@ impl RegionModel {
             gap: WriteGap::of(p, k, &curves[0], &curves[1]),
             size_by_unique: SizeByUnique::of(
                 p,
-                (k, Param::SizeMean),
+                k,
                 (&curves[0], curves[0].at(r.focal.size_mean.0 as f64).0),
-                focal,
-            ),
-            procs_by_unique: SizeByUnique::of(
-                p,
-                (k, Param::ProcessNum),
-                (&curves[3], curves[3].at(f64::from(r.focal.process_num)).0),
                 focal,
             ),
             curves,
@@ -620,8 +598,6 @@ pub struct Predictor {
     /// changes with uniqueBytes as measured elsewhere (not in Chen's
     /// model; [`Predictor::sizes_by_unique`]).
     size_unique: bool,
-    /// The same for the processNum curve ([`Predictor::procs_by_unique`]).
-    procs_unique: bool,
 }
 
 /// CPU time per request, `fixed + per_byte·size` seconds, on `cores` CPUs.
@@ -758,7 +734,6 @@ impl Predictor {
             cpus_first: false,
             by_size: false,
             size_unique: false,
-            procs_unique: false,
         })
     }
 
@@ -781,15 +756,6 @@ impl Predictor {
     /// step 18).
     pub fn sizes_by_unique(mut self) -> Predictor {
         self.size_unique = true;
-        self
-    }
-
-    /// The same for the processNum curve's ratio: on this machine's cache
-    /// region (64 KiB, half reads, half sequential) 16 generators ran 2.7
-    /// times as fast as one at 1 MiB, 3.2 times at the focal 8.9 MiB, 2.4
-    /// times at 80 MiB (docs/PREDICTION.md, step 19).
-    pub fn procs_by_unique(mut self) -> Predictor {
-        self.procs_unique = true;
         self
     }
 
@@ -1354,20 +1320,6 @@ impl Predictor {
         (k, tp.min(before), outside)
     }
 
-    /// Steps 18 and 19's factor on region `r`'s `param` curve's ratio at
-    /// `v` for `w` ([`Predictor::sizes_by_unique`],
-    /// [`Predictor::procs_by_unique`]): 1 in the last region, or where the
-    /// step is off.
-    fn elsewhere(&self, r: &RegionModel, param: Param, v: f64, w: &Workload, last: bool) -> f64 {
-        let f = match param {
-            Param::SizeMean => r.size_by_unique.as_ref().filter(|_| self.size_unique),
-            Param::ProcessNum => r.procs_by_unique.as_ref().filter(|_| self.procs_unique),
-            _ => None,
-        };
-        let f = f.filter(|_| !last);
-        f.map_or(1.0, |f| f.factor(v, w.unique_bytes.0 as f64))
-    }
-
     /// `w`'s throughput on region `k`'s curves, and the parameters outside
     /// them ([`Predictor::throughput`]); `(x, at_u)` its uniqueBytes on the
     /// curves' axis and the uniqueBytes curve there ([`Curve::at`]).
@@ -1412,9 +1364,12 @@ impl Predictor {
             outside |= u8::from(out) << (j + 1);
             let ratio = match param {
                 Param::ProcessNum if procs.is_finite() => procs,
-                Param::ProcessNum => t / at_focal / overlap * self.elsewhere(r, *param, v, w, last),
+                Param::ProcessNum => t / at_focal / overlap,
                 Param::ReadFrac if by_size => Self::read_by_size(r, w, t, size_at),
-                Param::SizeMean => t / at_focal * self.elsewhere(r, *param, v, w, last),
+                Param::SizeMean if self.size_unique && !last => {
+                    let f = r.size_by_unique.as_ref();
+                    t / at_focal * f.map_or(1.0, |f| f.factor(v, w.unique_bytes.0 as f64))
+                }
                 _ => t / at_focal,
             };
             if *param == Param::ProcessNum {

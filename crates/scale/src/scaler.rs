@@ -178,15 +178,6 @@ pub const KIND_ENDS: usize = 4;
 /// (docs/PREDICTION.md, step 18).
 pub const SIZE_ENDS: usize = 4;
 
-/// Points a region but the last takes after its size ends: at the same
-/// two uniqueBytes, the least and the most generators of its processNum
-/// curve whose shares hold a focal-size request, the rest as at the
-/// focal point. How much more generators gain changes with uniqueBytes:
-/// on this machine's cache region (64 KiB, half reads, half sequential)
-/// 16 generators ran 2.7 times as fast as one at 1 MiB, 3.2 times at the
-/// focal 8.9 MiB, 2.4 times at 80 MiB (docs/PREDICTION.md, step 19).
-pub const PROCS_ENDS: usize = 4;
-
 /// How far to scale.
 #[derive(Clone, Debug)]
 pub struct ScalePlan {
@@ -307,9 +298,8 @@ impl ScalePlan {
         // readFrac and seqFrac share the focal point; the region's
         // uniqueBytes curve has about 8 points at full density; then the
         // reads' and writes' points at the ends of sizeMean, and the
-        // ends of sizeMean and of processNum at the ends of the region's
-        // span.
-        2 * (d.fracs().len() - 1) + thinned(8, d) + KIND_ENDS + SIZE_ENDS + PROCS_ENDS
+        // ends of sizeMean at the ends of the region's span.
+        2 * (d.fracs().len() - 1) + thinned(8, d) + KIND_ENDS + SIZE_ENDS
     }
 
     /// About how many points the whole run takes, given the number of
@@ -1080,9 +1070,7 @@ impl<'a, E> Scaler<'a, E> {
         let last = procs_to.is_none();
         if !last {
             self.kind_ends(focal, &size_curve)?;
-            let ends = self.plateau_ends(focal, span, &unique_curve);
-            self.size_ends(focal, &ends, &size_curve)?;
-            self.procs_ends(focal, &ends, &proc_curve)?;
+            self.size_ends(focal, span, &unique_curve, &size_curve)?;
         }
         let curves = Curves {
             unique_bytes: idx(&unique_curve),
@@ -1110,15 +1098,18 @@ impl<'a, E> Scaler<'a, E> {
         Ok(())
     }
 
-    /// The uniqueBytes of `unique_curve` nearest each end of `span`'s
-    /// plateau (no cache's edge, `willy::doc::profile::plateau`) and on
-    /// it, but the focal point's.
-    fn plateau_ends(
-        &self,
+    /// The [`SIZE_ENDS`] points of a region but the last, after its kind
+    /// ends, while the budget affords them: at the uniqueBytes of
+    /// `unique_curve` nearest each end of `span`'s plateau (no cache's
+    /// edge, `willy::doc::profile::plateau`) and on it, the least and the
+    /// most size of `size_curve` that fit a generator's share.
+    fn size_ends(
+        &mut self,
         focal: &Workload,
         span: &Region,
         unique_curve: &[(u64, usize)],
-    ) -> Vec<u64> {
+        size_curve: &[(u64, usize)],
+    ) -> Result<(), E> {
         let (from, to) = plateau(
             span.from,
             span.to,
@@ -1143,20 +1134,7 @@ impl<'a, E> Scaler<'a, E> {
             .filter(|&u| u != focal.unique_bytes.0)
             .collect();
         ends.dedup();
-        ends
-    }
-
-    /// The [`SIZE_ENDS`] points of a region but the last, after its kind
-    /// ends, while the budget affords them: at each of the uniqueBytes
-    /// `ends` ([`Scaler::plateau_ends`]), the least and the most size of
-    /// `size_curve` that fit a generator's share.
-    fn size_ends(
-        &mut self,
-        focal: &Workload,
-        ends: &[u64],
-        size_curve: &[(u64, usize)],
-    ) -> Result<(), E> {
-        for &u in ends {
+        for u in ends {
             let mut w = focal.clone();
             set_unique(&mut w, u);
             let fit = size_curve
@@ -1169,34 +1147,6 @@ impl<'a, E> Scaler<'a, E> {
                 .filter(|&z| z != focal.size_mean.0)
                 .collect();
             self.pts.curve(&w, &sizes, set_size, None)?;
-        }
-        Ok(())
-    }
-
-    /// The [`PROCS_ENDS`] points of a region but the last, after its size
-    /// ends, while the budget affords them: at each of the uniqueBytes
-    /// `ends`, the least and the most generators of `proc_curve` whose
-    /// shares hold a request of the focal size.
-    fn procs_ends(
-        &mut self,
-        focal: &Workload,
-        ends: &[u64],
-        proc_curve: &[(u64, usize)],
-    ) -> Result<(), E> {
-        for &u in ends {
-            let mut w = focal.clone();
-            set_unique(&mut w, u);
-            let fit = proc_curve.iter().map(|c| c.0).filter(|&n| {
-                let mut v = w.clone();
-                set_procs(&mut v, n);
-                v.bytes_per_generator() >= v.size_mean.0
-            });
-            let procs: Vec<u64> = [fit.clone().min(), fit.max()]
-                .into_iter()
-                .flatten()
-                .filter(|&n| n != u64::from(focal.process_num))
-                .collect();
-            self.pts.curve(&w, &procs, set_procs, None)?;
         }
         Ok(())
     }

@@ -293,8 +293,7 @@ impl Curves {
 
 /// Whether `w` and `f` agree in every parameter but uniqueBytes, sizeMean
 /// and readFrac (the kind ends' and size ends' match,
-/// [`Profile::size_kind_ends`], [`Profile::sizes_elsewhere`]; with the
-/// size for processNum, [`Profile::procs_elsewhere`]).
+/// [`Profile::size_kind_ends`], [`Profile::sizes_elsewhere`]).
 fn alike(w: &Workload, f: &Workload) -> bool {
     w.process_num == f.process_num
         && w.seq_frac == f.seq_frac
@@ -302,18 +301,16 @@ fn alike(w: &Workload, f: &Workload) -> bool {
         && w.block_size == f.block_size
 }
 
-/// A region's points at another uniqueBytes where one parameter (the
-/// request size or the generators) took several values
-/// ([`Profile::sizes_elsewhere`], [`Profile::procs_elsewhere`]).
+/// A region's points at another uniqueBytes ([`Profile::sizes_elsewhere`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ValuesAt {
+pub struct SizesAt {
     /// The uniqueBytes, bytes.
     pub unique_bytes: u64,
-    /// The point at the focal point's value; `Some` in what
-    /// `sizes_elsewhere` and `procs_elsewhere` return.
-    pub at_focal: Option<usize>,
-    /// The other values measured there, with their points, by value.
-    pub values: Vec<(u64, usize)>,
+    /// The point at the focal size; `Some` in what `sizes_elsewhere`
+    /// returns.
+    pub focal_size: Option<usize>,
+    /// The other sizes measured there, with their points, by size.
+    pub sizes: Vec<(u64, usize)>,
 }
 
 impl Document for Profile {
@@ -433,58 +430,33 @@ impl Profile {
     /// size ends): for each uniqueBytes other than the focal one at which
     /// the focal size and another size were measured, the focal size's
     /// point and the others' as (size, index), by uniqueBytes and size.
-    pub fn sizes_elsewhere(&self, k: usize) -> Vec<ValuesAt> {
-        self.elsewhere(k, |w| w.size_mean.0, alike)
-    }
-
-    /// [`Profile::sizes_elsewhere`] for the number of generators: the
-    /// points at the focal point but for the uniqueBytes and processNum
-    /// (the scaler's generator ends), as (generators, index).
-    pub fn procs_elsewhere(&self, k: usize) -> Vec<ValuesAt> {
-        let same = |w: &Workload, f: &Workload| {
-            let mut v = w.clone();
-            v.process_num = f.process_num;
-            w.size_mean == f.size_mean && alike(&v, f)
-        };
-        self.elsewhere(k, |w| u64::from(w.process_num), same)
-    }
-
-    /// Region `k`'s points at another uniqueBytes than its focal point's
-    /// and its readFrac, `same` as it in every other parameter but
-    /// `value`, grouped by uniqueBytes; where `value` took the focal
-    /// point's and another.
-    fn elsewhere(
-        &self,
-        k: usize,
-        value: fn(&Workload) -> u64,
-        same: fn(&Workload, &Workload) -> bool,
-    ) -> Vec<ValuesAt> {
+    pub fn sizes_elsewhere(&self, k: usize) -> Vec<SizesAt> {
         let Some(f) = self.regions.get(k).map(|r| &r.focal) else {
             return Vec::new();
         };
-        let mut by_unique = std::collections::BTreeMap::<u64, ValuesAt>::new();
+        let mut by_unique = std::collections::BTreeMap::<u64, SizesAt>::new();
         for (i, w) in self.points.iter().map(|p| &p.workload).enumerate() {
-            let at = w.unique_bytes != f.unique_bytes && w.read_frac == f.read_frac && same(w, f);
+            let at = w.unique_bytes != f.unique_bytes && w.read_frac == f.read_frac && alike(w, f);
             if !at {
                 continue;
             }
             let u = w.unique_bytes.0;
-            let e = by_unique.entry(u).or_insert(ValuesAt {
+            let e = by_unique.entry(u).or_insert(SizesAt {
                 unique_bytes: u,
-                at_focal: None,
-                values: Vec::new(),
+                focal_size: None,
+                sizes: Vec::new(),
             });
-            if value(w) == value(f) {
-                e.at_focal = e.at_focal.or(Some(i));
-            } else if !e.values.iter().any(|s| s.0 == value(w)) {
-                e.values.push((value(w), i));
+            if w.size_mean == f.size_mean {
+                e.focal_size = e.focal_size.or(Some(i));
+            } else if !e.sizes.iter().any(|s| s.0 == w.size_mean.0) {
+                e.sizes.push((w.size_mean.0, i));
             }
         }
         by_unique
             .into_values()
-            .filter(|e| e.at_focal.is_some() && !e.values.is_empty())
+            .filter(|e| e.focal_size.is_some() && !e.sizes.is_empty())
             .map(|mut e| {
-                e.values.sort_unstable();
+                e.sizes.sort_unstable();
                 e
             })
             .collect()
@@ -810,32 +782,8 @@ mod tests {
         let e = p.sizes_elsewhere(0);
         assert_eq!(e.len(), 1, "{e:?}");
         assert_eq!(e[0].unique_bytes, 8 << 20);
-        assert_eq!(e[0].at_focal, Some(at_focal));
-        assert_eq!(e[0].values, vec![(4096, small), (1 << 20, big)]);
-    }
-
-    /// The same for the generators: each other uniqueBytes with the focal
-    /// generators and others measured there at the focal size.
-    #[test]
-    fn procs_elsewhere_group_by_uniquebytes() {
-        let mut p = sample();
-        let base = p.points[1].clone();
-        let mut add = |u: u64, z: u64, n: u32| {
-            let mut q = base.clone();
-            q.workload = Workload::of(u, z, 0.5, 0.5, n);
-            p.points.push(q);
-            p.points.len() - 1
-        };
-        let at_focal = add(8 << 20, 16 << 10, 1);
-        let four = add(8 << 20, 16 << 10, 4);
-        let many = add(8 << 20, 16 << 10, 16);
-        add(8 << 20, 4096, 2); // another size
-        add(256 << 20, 16 << 10, 4); // no focal generators there
-        let e = p.procs_elsewhere(0);
-        assert_eq!(e.len(), 1, "{e:?}");
-        assert_eq!(e[0].unique_bytes, 8 << 20);
-        assert_eq!(e[0].at_focal, Some(at_focal));
-        assert_eq!(e[0].values, vec![(4, four), (16, many)]);
+        assert_eq!(e[0].focal_size, Some(at_focal));
+        assert_eq!(e[0].sizes, vec![(4096, small), (1 << 20, big)]);
     }
 
     #[test]
