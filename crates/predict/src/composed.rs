@@ -254,16 +254,17 @@ impl Composed {
             return (fixed.hc, None);
         }
         let (n, z) = (fixed.n, fixed.z);
-        let cap = n * z / self.t_hit(w, &mut fixed.hit, n);
+        let cap = n * z / self.per_request(w, &mut fixed.hit, n);
         let f = &*fixed;
         (f.hc, Some((f.k * f.xc + (n - f.k) * f.xu, cap)))
     }
 
-    /// Per-generator time per request with everything cached, `m`
-    /// generators copying.
-    fn t_hit(&self, w: &Workload, memo: &mut Memo, m: f64) -> f64 {
-        let (cached_u, z) = (memo.at_unique, w.effective_size_mean());
-        memo.at(m, |m| m * z / self.with(w, cached_u, m, w.read_frac))
+    /// Per-generator time per request of `w` with `m` generators over
+    /// `memo`'s uniqueBytes (the cached shares': everything cached, `m`
+    /// generators copying; or `w`'s own: the disk side's mix).
+    fn per_request(&self, w: &Workload, memo: &mut Memo, m: f64) -> f64 {
+        let (u, z) = (memo.at_unique, w.effective_size_mean());
+        memo.at(m, |m| m * z / self.with(w, u, m, w.read_frac))
     }
 
     /// One step of the classes' fixed point: their times per request from
@@ -274,13 +275,9 @@ impl Composed {
         let (n, k, s, z, c) = (f.n, f.k, f.s, f.z, f.c);
         // A miss, with `m` generators missing: the disk-side prediction
         // at `u` mixes hits C/u and misses.
-        let th = self.t_hit(w, &mut f.hit, f.busy_hit);
-        let mix = {
-            let u = f.mix.at_unique;
-            f.mix
-                .at(f.busy_miss, |m| m * z / self.with(w, u, m, w.read_frac))
-        };
-        let hit = self.t_hit(w, &mut f.hit, f.busy_miss);
+        let th = self.per_request(w, &mut f.hit, f.busy_hit);
+        let mix = self.per_request(w, &mut f.mix, f.busy_miss);
+        let hit = self.per_request(w, &mut f.hit, f.busy_miss);
         let tm = if f.h_u >= 1.0 || mix <= hit {
             mix
         } else {
