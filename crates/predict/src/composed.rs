@@ -51,7 +51,7 @@
 //! device's busy time per byte written allows
 //! ([`Predictor::writes_reach_the_device`]).
 
-use crate::predict::{Param, PredictError, Prediction, Predictor, WithThroughput};
+use crate::predict::{Located, Param, PredictError, Prediction, Predictor, WithThroughput};
 use willy::doc::profile::Profile;
 use willy::units::Bytes;
 use willy::workload::Workload;
@@ -160,13 +160,12 @@ impl Composed {
     }
 
     /// The chen model's throughput for `w` with `procs` generators over
-    /// `unique` bytes, reading `read_frac` of the time.
-    fn with(&self, w: &Workload, unique: f64, procs: f64, read_frac: f64) -> f64 {
+    /// the uniqueBytes `at` locates.
+    fn with(&self, w: &Workload, (unique, at): (Bytes, Located), procs: u32) -> f64 {
         let mut v = w.clone();
-        v.read_frac = read_frac;
-        v.unique_bytes = Bytes(unique.max(1.0) as u64);
-        v.process_num = (procs.round() as u32).max(1);
-        self.base.throughput(&v).1
+        v.unique_bytes = unique;
+        v.process_num = procs.max(1);
+        self.base.throughput_at(&v, at).1
     }
 
     /// Throughput of `w`'s generators over shares of a cache of `c` bytes
@@ -263,8 +262,9 @@ impl Composed {
     /// `memo`'s uniqueBytes (the cached shares': everything cached, `m`
     /// generators copying; or `w`'s own: the disk side's mix).
     fn per_request(&self, w: &Workload, memo: &mut Memo, m: f64) -> f64 {
-        let (u, z) = (memo.at_unique, w.effective_size_mean());
-        memo.at(m, |m| m * z / self.with(w, u, m, w.read_frac))
+        let (u, z) = (memo.unique, w.effective_size_mean());
+        let at = *memo.located.get_or_insert_with(|| self.base.locate(u));
+        memo.at(m, |i| f64::from(i) * z / self.with(w, (u, at), i))
     }
 
     /// One step of the classes' fixed point: their times per request from
@@ -363,23 +363,30 @@ impl Fixed {
 /// A function of a whole number of generators, 1 to `n`, at one
 /// uniqueBytes, computed once for each.
 struct Memo {
-    at_unique: f64,
+    unique: Bytes,
+    /// Where `unique` lies in the profile, once looked up.
+    located: Option<Located>,
     v: Vec<Option<f64>>,
 }
 
 impl Memo {
     fn new(n: usize, at_unique: f64) -> Memo {
         Memo {
-            at_unique,
+            unique: Bytes(at_unique.max(1.0) as u64),
+            located: None,
             v: vec![None; n.max(1) + 1],
         }
     }
 
-    /// The value at `m` rounded, within 1 to `n` (`f` of it, the first
-    /// time).
-    fn at(&mut self, m: f64, f: impl FnOnce(f64) -> f64) -> f64 {
-        let i = (m.round().max(1.0) as usize).min(self.v.len() - 1);
-        *self.v[i].get_or_insert_with(|| f(i as f64))
+    /// The value at `m` rounded (half away from zero), within 1 to `n`
+    /// (`f` of it, the first time).
+    fn at(&mut self, m: f64, f: impl FnOnce(u32) -> f64) -> f64 {
+        let m = m.max(1.0).min((self.v.len() - 1) as f64);
+        // `m.round()` without the call it compiles to on x86-64's baseline
+        // (no SSE4.1): the part after the point, `m - trunc(m)`, is exact.
+        let below = m as usize;
+        let i = below + usize::from(m - below as f64 >= 0.5);
+        *self.v[i].get_or_insert_with(|| f(i as u32))
     }
 }
 

@@ -157,7 +157,9 @@ impl Curve {
         if x >= self.xs[n - 1] {
             return (self.ys[n - 1], x > self.xs[n - 1] + eps);
         }
-        let j = self.xs.partition_point(|&a| a <= x);
+        // The first point past `x` (the curves are short: counted without
+        // the branches of a binary search).
+        let j = self.xs.iter().map(|&a| usize::from(a <= x)).sum::<usize>();
         let (x0, x1, y0, y1) = (self.xs[j - 1], self.xs[j], g(self.ys[j - 1]), g(self.ys[j]));
         (g(y0 + (y1 - y0) * (x - x0) / (x1 - x0)), false)
     }
@@ -1301,10 +1303,27 @@ impl Predictor {
     /// document's strings, for the models that predict many workloads to
     /// make one prediction.
     pub(crate) fn throughput(&self, w: &Workload) -> (usize, f64, u8) {
-        let u = w.unique_bytes.0 as f64;
+        self.throughput_at(w, self.locate(w.unique_bytes))
+    }
+
+    /// Where uniqueBytes `u` lies: on the curves' axis, the uniqueBytes
+    /// curve there, and its region. The same for every workload over
+    /// `u` bytes ([`Predictor::throughput_at`]).
+    pub(crate) fn locate(&self, u: willy::units::Bytes) -> Located {
+        let u = u.0 as f64;
         let x = Param::UniqueBytes.axis(u);
         let at_u = self.unique.at_axis(x);
-        let k = self.region_at(u, || at_u.0);
+        Located {
+            x,
+            at_u,
+            region: self.region_at(u, || at_u.0),
+        }
+    }
+
+    /// [`Predictor::throughput`] of `w`, whose uniqueBytes lies at `at`
+    /// ([`Predictor::locate`]).
+    pub(crate) fn throughput_at(&self, w: &Workload, at: Located) -> (usize, f64, u8) {
+        let Located { x, at_u, region: k } = at;
         let (tp, outside) = self.throughput_in(k, w, (x, at_u));
         if !self.below_before.get(k).copied().unwrap_or(false) {
             return (k, tp, outside);
@@ -1403,6 +1422,14 @@ impl Predictor {
         }
         (tp * gain, outside)
     }
+}
+
+/// Where a uniqueBytes lies in a profile ([`Predictor::locate`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Located {
+    x: f64,
+    at_u: (f64, bool),
+    region: usize,
 }
 
 /// A region whose reads and writes are served apart
