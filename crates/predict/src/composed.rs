@@ -397,15 +397,18 @@ impl Memo {
 /// class's hit ratio there, `1 - exp(-rate·t / bytes)`.
 fn che(c: f64, classes: &[(f64, f64, f64); 2], from: f64) -> (f64, [f64; 2]) {
     // Each class's `exp(-rate·t / bytes)` at `t`.
-    let missing = |t: f64| classes.map(|(_, b, x)| (-x * t / b).exp());
+    let per_byte = classes.map(|(_, b, x)| -x / b);
+    let missing = |t: f64| per_byte.map(|r| (r * t).exp());
     // The bytes cached and their derivative, from those.
+    let (mb, mx) = (
+        classes.map(|(m, b, _)| m * b),
+        classes.map(|(m, _, x)| m * x),
+    );
     let filled = |e: &[f64; 2]| -> (f64, f64) {
-        classes
-            .iter()
-            .zip(e)
-            .fold((0.0, 0.0), |(f, d), (&(m, b, x), &e)| {
-                (f + m * b * (1.0 - e), d + m * x * e)
-            })
+        (
+            mb[0] * (1.0 - e[0]) + mb[1] * (1.0 - e[1]),
+            mx[0] * e[0] + mx[1] * e[1],
+        )
     };
     let hits = |e: [f64; 2]| e.map(|e| 1.0 - e);
     let total: f64 = classes.iter().map(|&(m, b, _)| m * b).sum();

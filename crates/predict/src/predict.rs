@@ -96,10 +96,16 @@ impl Param {
     }
 
     fn axis(self, v: f64) -> f64 {
-        if self.log_scale() {
-            v.max(f64::MIN_POSITIVE).ln()
-        } else {
-            v
+        // Logarithms of whole numbers of generators, looked up: the
+        // `willy` model asks for them many times per prediction.
+        static LN: std::sync::LazyLock<[f64; 65]> =
+            std::sync::LazyLock::new(|| std::array::from_fn(|i| (i as f64).ln()));
+        match self {
+            Param::ProcessNum if (1.0..=64.0).contains(&v) && v == (v as usize) as f64 => {
+                LN[v as usize]
+            }
+            _ if self.log_scale() => v.max(f64::MIN_POSITIVE).ln(),
+            _ => v,
         }
     }
 }
@@ -110,27 +116,44 @@ pub struct Curve {
     param: Param,
     xs: Vec<f64>,
     ys: Vec<f64>,
+    /// Each segment's slope, of throughput and of its inverse.
+    slopes: Vec<[f64; 2]>,
 }
 
 impl Curve {
     fn new(param: Param, mut pts: Vec<(f64, f64)>) -> Curve {
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         pts.dedup_by(|a, b| a.0 == b.0);
-        let (xs, ys) = pts.into_iter().map(|(x, y)| (param.axis(x), y)).unzip();
-        Curve { param, xs, ys }
+        let (xs, ys): (Vec<f64>, Vec<f64>) =
+            pts.into_iter().map(|(x, y)| (param.axis(x), y)).unzip();
+        let slopes = (1..xs.len())
+            .map(|j| {
+                let dx = xs[j] - xs[j - 1];
+                [
+                    (ys[j] - ys[j - 1]) / dx,
+                    (1.0 / ys[j] - 1.0 / ys[j - 1]) / dx,
+                ]
+            })
+            .collect();
+        Curve {
+            param,
+            xs,
+            ys,
+            slopes,
+        }
     }
 
     /// Throughput at parameter value `v` interpolated as time (its inverse
     /// linear between the measured points): where two costs mix in
     /// proportion to the parameter, as reads and writes do by readFrac.
     fn at_as_time(&self, v: f64) -> f64 {
-        self.interpolated(self.param.axis(v), |y| 1.0 / y).0
+        self.interpolated(self.param.axis(v), true).0
     }
 
     /// Throughput at parameter value `v`, and whether `v` lay outside the
     /// measured range (then the nearest end's value is returned).
     pub fn at(&self, v: f64) -> (f64, bool) {
-        self.interpolated(self.param.axis(v), |y| y)
+        self.interpolated(self.param.axis(v), false)
     }
 
     /// Its least parameter value measured (on the curve's axis) and the
@@ -142,12 +165,12 @@ impl Curve {
     /// [`Curve::at`] for `x` on the curve's axis (the parameter's value,
     /// or its log).
     fn at_axis(&self, x: f64) -> (f64, bool) {
-        self.interpolated(x, |y| y)
+        self.interpolated(x, false)
     }
 
-    /// [`Curve::at`] at `x` on the curve's axis, linear in `g` of the
-    /// throughput (`g` its own inverse).
-    fn interpolated(&self, x: f64, g: fn(f64) -> f64) -> (f64, bool) {
+    /// [`Curve::at`] at `x` on the curve's axis, linear in the throughput
+    /// or, `as_time`, in its inverse.
+    fn interpolated(&self, x: f64, as_time: bool) -> (f64, bool) {
         let n = self.xs.len();
         // A relative slack, so that a value measured is never "outside".
         let eps = 1e-9 * x.abs().max(1.0);
@@ -160,8 +183,13 @@ impl Curve {
         // The first point past `x` (the curves are short: counted without
         // the branches of a binary search).
         let j = self.xs.iter().map(|&a| usize::from(a <= x)).sum::<usize>();
-        let (x0, x1, y0, y1) = (self.xs[j - 1], self.xs[j], g(self.ys[j - 1]), g(self.ys[j]));
-        (g(y0 + (y1 - y0) * (x - x0) / (x1 - x0)), false)
+        let (x0, y0, [slope, time_slope]) = (self.xs[j - 1], self.ys[j - 1], self.slopes[j - 1]);
+        let y = if as_time {
+            1.0 / (1.0 / y0 + time_slope * (x - x0))
+        } else {
+            y0 + slope * (x - x0)
+        };
+        (y, false)
     }
 
     /// The least-squares line of time per byte (the inverse of
