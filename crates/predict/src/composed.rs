@@ -444,7 +444,8 @@ fn che(c: f64, classes: &[(f64, f64, f64); 2], from: f64) -> (f64, [f64; 2]) {
     }
     // Newton's method: `filled` is increasing and concave, so from below
     // the root the iterates rise to it without passing it, and from above
-    // the first step lands below it.
+    // the first step lands below it. To 1e-9 of the cache (a byte of a
+    // GiB): 1e-12 moved no prediction by 1e-6 and took 3% longer.
     let mut t = if from.is_finite() { from.max(0.0) } else { 0.0 };
     let mut e = missing(t);
     let (f, d) = filled(&e);
@@ -456,11 +457,11 @@ fn che(c: f64, classes: &[(f64, f64, f64); 2], from: f64) -> (f64, [f64; 2]) {
     for _ in 0..200 {
         let (f, d) = filled(&e);
         let gap = c - f;
-        if gap <= 1e-12 * c || d <= 0.0 {
+        if gap <= 1e-9 * c || d <= 0.0 {
             break;
         }
         let next = t + gap / d;
-        if next <= t * (1.0 + 1e-12) {
+        if next <= t * (1.0 + 1e-9) {
             break;
         }
         t = next;
