@@ -406,14 +406,13 @@ impl SizeByUnique {
         (sides.iter().any(|s: &Vec<_>| !s.is_empty())).then_some(SizeByUnique { x0, sides })
     }
 
-    /// The factor on the sizeMean curve's ratio for size `z` at
-    /// uniqueBytes `u`.
-    fn factor(&self, z: f64, u: f64) -> f64 {
-        let x = u.ln();
+    /// The factor on the sizeMean curve's ratio for a size and a
+    /// uniqueBytes given on the curves' axes (their logarithms).
+    fn factor(&self, size_x: f64, x: f64) -> f64 {
         let d = (x - self.x0).abs();
         let mut before = (0.0, 0.0);
         for (xe, c) in &self.sides[usize::from(x > self.x0)] {
-            let (de, l) = ((xe - self.x0).abs(), c.at(z).0);
+            let (de, l) = ((xe - self.x0).abs(), c.at_axis(size_x).0);
             if d <= de {
                 let t = (d - before.0) / (de - before.0);
                 return (before.1 + (l - before.1) * t).exp();
@@ -1371,7 +1370,7 @@ impl Predictor {
     /// them ([`Predictor::throughput`]); `(x, at_u)` its uniqueBytes on the
     /// curves' axis and the uniqueBytes curve there ([`Curve::at`]).
     fn throughput_in(&self, k: usize, w: &Workload, (x, at_u): (f64, (f64, bool))) -> (f64, u8) {
-        let r = &self.regions[k];
+        let (r, x_unique) = (&self.regions[k], x);
         // Outside the profile's uniqueBytes range is extrapolation; outside
         // only the region's own curve is the flat end of its region.
         let mut outside = u8::from(at_u.1);
@@ -1415,7 +1414,7 @@ impl Predictor {
                 Param::ReadFrac if by_size => Self::read_by_size(r, w, t, size_at),
                 Param::SizeMean if self.size_unique && !last => {
                     let f = r.size_by_unique.as_ref();
-                    t / at_focal * f.map_or(1.0, |f| f.factor(v, w.unique_bytes.0 as f64))
+                    t / at_focal * f.map_or(1.0, |f| f.factor(size_at.0, x_unique))
                 }
                 _ => t / at_focal,
             };
