@@ -189,7 +189,7 @@ impl Composed {
         if (c / s).floor() < 1.0 {
             return self.base.throughput(w).1;
         }
-        let mut fixed = Fixed::new(w, c);
+        let mut fixed = Fixed::new(w, c, &self.base);
         if let (_, Some((sum, cap))) = self.classes(w, &mut fixed) {
             return sum.min(cap);
         }
@@ -239,7 +239,7 @@ impl Composed {
     /// the test that it never changes the outcome).
     #[cfg(test)]
     fn solve(&self, w: &Workload, c: f64, first_decides: bool) -> (f64, Option<(f64, f64)>) {
-        let mut fixed = Fixed::new(w, c);
+        let mut fixed = Fixed::new(w, c, &self.base);
         if first_decides {
             self.classes(w, &mut fixed)
         } else {
@@ -279,9 +279,10 @@ impl Composed {
     /// `memo`'s uniqueBytes (the cached shares': everything cached, `m`
     /// generators copying; or `w`'s own: the disk side's mix).
     fn per_request(&self, w: &Workload, memo: &mut Memo, m: f64) -> f64 {
-        let (u, z) = (memo.unique, w.effective_size_mean());
-        let at = *memo.located.get_or_insert_with(|| self.base.locate(u));
-        memo.at(m, |i| f64::from(i) * z / self.with(w, (u, at), i))
+        let at = (memo.unique, memo.located);
+        memo.at(m, |i| {
+            f64::from(i) * w.effective_size_mean() / self.with(w, at, i)
+        })
     }
 
     /// One step of the classes' fixed point: their times per request from
@@ -356,8 +357,9 @@ struct Fixed {
 
 impl Fixed {
     /// The first step's start: the cached class all hits, the other hits
-    /// in what the cached shares leave of the cache.
-    fn new(w: &Workload, c: f64) -> Fixed {
+    /// in what the cached shares leave of the cache (`base` the `chen`
+    /// predictor the memos ask).
+    fn new(w: &Workload, c: f64, base: &Predictor) -> Fixed {
         let n = f64::from(w.process_num);
         let u = w.unique_bytes.0 as f64;
         let s = u / n;
@@ -371,9 +373,9 @@ impl Fixed {
             c,
             h_u: (c / u).min(1.0),
             // All of them hitting, with `m` generators copying.
-            hit: Memo::new(procs, (c / 2.0).min(k * s)),
+            hit: Memo::new(procs, (c / 2.0).min(k * s), base),
             // The disk-side prediction at `u`.
-            mix: Memo::new(procs, u),
+            mix: Memo::new(procs, u, base),
             hc: 1.0,
             hu: ((c - k * s) / ((n - k) * s)).clamp(0.0, 1.0),
             busy_hit: k,
@@ -391,16 +393,17 @@ impl Fixed {
 /// uniqueBytes, computed once for each.
 struct Memo {
     unique: Bytes,
-    /// Where `unique` lies in the profile, once looked up.
-    located: Option<Located>,
+    /// Where `unique` lies in `base`'s profile.
+    located: Located,
     v: Vec<Option<f64>>,
 }
 
 impl Memo {
-    fn new(n: usize, at_unique: f64) -> Memo {
+    fn new(n: usize, at_unique: f64, base: &Predictor) -> Memo {
+        let unique = Bytes(at_unique.max(1.0) as u64);
         Memo {
-            unique: Bytes(at_unique.max(1.0) as u64),
-            located: None,
+            unique,
+            located: base.locate(unique),
             v: vec![None; n.max(1) + 1],
         }
     }
