@@ -441,8 +441,7 @@ fn che(c: f64, classes: &[(f64, f64, f64); 2], from: f64) -> (f64, [f64; 2]) {
         )
     };
     let hits = |e: [f64; 2]| e.map(|e| 1.0 - e);
-    let total: f64 = classes.iter().map(|&(m, b, _)| m * b).sum();
-    if total <= c {
+    if mb[0] + mb[1] <= c {
         return (f64::INFINITY, hits(missing(f64::INFINITY)));
     }
     // Newton's method: `filled` is increasing and concave, so from below
