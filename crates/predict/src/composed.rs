@@ -327,8 +327,9 @@ const ROUNDS: usize = 24;
 /// the device to copying and back, in cycles of 5 to 25 steps) or creep
 /// on, and where its last step fell decided, for some workloads, whether
 /// the cached class kept [`MIX`] of its requests. With the mean of the
-/// last half, 3 to 6 times fewer predictions change with the limit
-/// (docs/PREDICTION.md, "Speed").
+/// last half, fewer predictions change with the limit (the test
+/// `an_unsettled_fixed_point_ends_at_its_mean_not_where_its_last_step_fell`;
+/// docs/PREDICTION.md, "Speed").
 const WINDOW: usize = 12;
 
 /// The classes' fixed point on its way ([`Composed::classes`]): `N`
