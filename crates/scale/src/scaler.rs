@@ -236,7 +236,17 @@ impl Density {
     }
 
     /// `values` (sorted) thinned to every `stride`-th, keeping the first,
-    /// the last and `keep`, sorted.
+    /// the last and `keep`, sorted; and the middle value where fewer than
+    /// three would be left of a grid of three or more. The focal search
+    /// takes the value where a curve first reaches halfway between its
+    /// ends, which a curve of its two ends cannot tell: halfway is
+    /// equally far from both, and rounding chose. On this machine, once
+    /// the budget had the focal search measure one and sixteen generators
+    /// only, the cache region's focal processNum came out at 1 in two
+    /// runs and at 8 or 11 (16, capped by the shares) in three; with 1, 4
+    /// and 16 it had been 4 in five runs out of five, and those five
+    /// predicted that region best (docs/PERFORMANCE.md, "Where the error
+    /// comes from").
     pub fn thin<T: Copy + PartialOrd>(self, values: &[T], keep: Option<T>) -> Vec<T> {
         let s = self.stride();
         let mut out: Vec<T> = values
@@ -248,6 +258,10 @@ impl Density {
             .collect();
         out.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
         out.dedup_by(|a, b| a == b);
+        if out.len() < 3 && values.len() >= 3 {
+            // Only the ends are left: the middle lies between them.
+            out.insert(1, values[(values.len() - 1) / 2]);
+        }
         out
     }
 
@@ -1221,8 +1235,26 @@ pub fn throughputs(s: &Scaled, idx: &[usize]) -> Vec<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::first_halfway;
+    use super::{doubling, first_halfway, Density};
     use proptest::prelude::*;
+
+    #[test]
+    fn a_thinned_grid_keeps_a_value_between_its_ends() {
+        let procs = doubling(1, 16);
+        assert_eq!(Density::Sparse.thin(&procs, Some(1)), [1, 4, 16]);
+        assert_eq!(Density::Half.thin(&procs, Some(1)), [1, 4, 16]);
+        assert_eq!(Density::Sparse.thin(&doubling(1, 8), Some(8)), [1, 2, 8]);
+        // Where the grid's own stride or the kept value leave three, as
+        // before.
+        assert_eq!(Density::Sparse.thin(&procs, Some(8)), [1, 8, 16]);
+        let sizes = doubling(4096, 8 << 20);
+        assert_eq!(
+            Density::Sparse.thin(&sizes, Some(4096)),
+            [4096, 65536, 1 << 20, 8 << 20]
+        );
+        assert_eq!(Density::Sparse.thin(&[1, 2], None), [1, 2]);
+        assert_eq!(Density::Full.thin(&procs, None), procs);
+    }
 
     #[test]
     fn the_focal_value_is_on_the_rising_side() {
