@@ -13,6 +13,20 @@
 //! prediction is scaled by its region's drift (the validation's focal
 //! point again over the profile's, `1 + change`), as a user who measured
 //! the focal points again could (docs/PREDICTION.md, "What was tried").
+//!
+//! With `--split`, the pairs are runs that validated the same workloads
+//! (the same `--seed`), and the error is split into the model's and the
+//! runs' (docs/PERFORMANCE.md, "Where the error comes from"). Each
+//! workload's error in a run is `e = ln(predicted / measured)`; its *bias*
+//! in that run is the median of its `e` over the *other* runs. For each
+//! run and model, three medians of `|exp(x) - 1|` over its workloads,
+//! overall, in every region but the last and in the last: `x = e` (the
+//! run's error), `x = e - bias` (what remains once each workload's bias is
+//! known: a model that made none of the others' errors again) and
+//! `x = bias` (the others' error alone, without this run's noise).
+//! Then, over the workloads that lay outside the last region in every
+//! run, the median of their standard deviation from run to run: of the
+//! logarithm of what was measured, and of each model's prediction.
 use std::process::ExitCode;
 use willy::doc::validation::ValidationReport;
 use willy_predict::profile::Profile;
@@ -20,6 +34,127 @@ use willy_predict::validate::{median, rel_error};
 
 fn read(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+}
+
+/// One run's workloads: for each, its key (readFrac, seqFrac, processNum:
+/// the seed fixes them), whether it lay in the last region, and the
+/// logarithms of what was measured and of each model's prediction.
+type Run = Vec<Entry>;
+
+/// One workload of a [`Run`].
+type Entry = ((u64, u64, u32), bool, f64, Vec<f64>);
+
+fn errors(profile: &str, validation: &str) -> Result<(Vec<&'static str>, Run), String> {
+    let p = Profile::from_json(&read(profile)?).map_err(|e| format!("{profile}: {e}"))?;
+    let v = ValidationReport::from_json(&read(validation)?)
+        .map_err(|e| format!("{validation}: {e}"))?;
+    let models = willy_predict::all_models(&p).map_err(|e| format!("{profile}: {e}"))?;
+    let last = v.points.iter().map(|x| x.region).max().unwrap_or(0);
+    let run = v.points.iter().map(|x| {
+        let w = &x.workload;
+        let key = (w.read_frac.to_bits(), w.seq_frac.to_bits(), w.process_num);
+        let predicted = models
+            .iter()
+            .map(|(_, m)| m.predict(w).predicted_throughput_bytes_per_sec.ln());
+        let measured = x.measured_bytes_per_sec.ln();
+        (key, x.region == last, measured, predicted.collect())
+    });
+    Ok((models.iter().map(|(n, _)| *n).collect(), run.collect()))
+}
+
+/// `--split`: see the module documentation.
+fn split(pairs: &[(String, String)]) -> Result<(), String> {
+    let mut runs = Vec::new();
+    let mut names = Vec::new();
+    for (p, v) in pairs {
+        let (n, run) = errors(p, v)?;
+        names = n;
+        runs.push((v.clone(), run));
+    }
+    let abs = |x: f64| x.exp_m1().abs() * 100.0;
+    println!("median |error| over each run's workloads, %: the run's / less each workload's bias in the other runs / that bias alone");
+    for (r, (name, run)) in runs.iter().enumerate() {
+        let mut line = format!("{name:<50}");
+        for (m, model) in names.iter().enumerate() {
+            let bias = |key| {
+                let others = runs.iter().enumerate().filter(|&(o, _)| o != r);
+                let e: Vec<f64> = others
+                    .flat_map(|(_, (_, run))| {
+                        run.iter().filter(|x| x.0 == key).map(|x| x.3[m] - x.2)
+                    })
+                    .collect();
+                (!e.is_empty()).then(|| median(&e))
+            };
+            let scored: Vec<(bool, f64, f64)> = run
+                .iter()
+                .filter_map(|x| bias(x.0).map(|b| (x.1, x.3[m] - x.2, b)))
+                .collect();
+            line += &format!(" | {model}");
+            for part in [None, Some(false), Some(true)] {
+                let there = scored
+                    .iter()
+                    .filter(|x| part.is_none_or(|last| x.0 == last));
+                let three: [Vec<f64>; 3] = [
+                    there.clone().map(|x| abs(x.1)).collect(),
+                    there.clone().map(|x| abs(x.1 - x.2)).collect(),
+                    there.map(|x| abs(x.2)).collect(),
+                ];
+                let label = match part {
+                    None => "all",
+                    Some(false) => "cache",
+                    Some(true) => "last",
+                };
+                let count = three[0].len();
+                let [a, b, c] = three.map(|v| median(&v));
+                line += &format!(" {label} {a:4.1}/{b:4.1}/{c:4.1} ({count})");
+            }
+        }
+        println!("{line}");
+    }
+    spread(&names, &runs);
+    Ok(())
+}
+
+/// The last part of `--split`: how much what was measured and what each
+/// model predicted move from run to run, outside the last region.
+fn spread(names: &[&str], runs: &[(String, Run)]) {
+    let mut keys: Vec<(u64, u64, u32)> = runs
+        .iter()
+        .flat_map(|(_, r)| r.iter().map(|x| x.0))
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let sd = |v: &[f64]| {
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
+    };
+    // Each workload's entries, where it lay outside the last region in
+    // every run that measured it more than once.
+    let each: Vec<Vec<_>> = keys
+        .iter()
+        .map(|&k| {
+            runs.iter()
+                .flat_map(|(_, r)| r.iter().filter(move |x| x.0 == k))
+                .collect()
+        })
+        .filter(|v: &Vec<&_>| v.len() > 1 && v.iter().all(|x| !x.1))
+        .collect();
+    let median_sd = |f: &dyn Fn(&Entry) -> f64| {
+        let sds: Vec<f64> = each
+            .iter()
+            .map(|v| sd(&v.iter().map(|x| f(x)).collect::<Vec<_>>()))
+            .collect();
+        median(&sds) * 100.0
+    };
+    let mut line = format!(
+        "run to run, outside the last region ({} workloads), median standard deviation of the log, %: measured {:.1}",
+        each.len(),
+        median_sd(&|x| x.2)
+    );
+    for (m, model) in names.iter().enumerate() {
+        line += &format!(", {model} {:.1}", median_sd(&|x| x.3[m]));
+    }
+    println!("{line}");
 }
 
 fn one(profile: &str, validation: &str, flags: Flags) -> Result<(), String> {
@@ -89,12 +224,24 @@ fn main() -> ExitCode {
         all,
         drift: has("--drift"),
     };
-    args.retain(|a| !["--points", "--all", "--drift"].contains(&a.as_str()));
+    let split_runs = has("--split");
+    args.retain(|a| !["--points", "--all", "--drift", "--split"].contains(&a.as_str()));
     if args.is_empty() || !args.len().is_multiple_of(2) {
         eprintln!(
-            "usage: rescore [--points|--all] [--drift] PROFILE VALIDATION [PROFILE VALIDATION ...]"
+            "usage: rescore [--points|--all] [--drift] [--split] PROFILE VALIDATION [PROFILE VALIDATION ...]"
         );
         return ExitCode::from(2);
+    }
+    if split_runs {
+        let pairs: Vec<(String, String)> = args
+            .chunks(2)
+            .map(|p| (p[0].clone(), p[1].clone()))
+            .collect();
+        if let Err(e) = split(&pairs) {
+            eprintln!("rescore: {e}");
+            return ExitCode::from(2);
+        }
+        return ExitCode::SUCCESS;
     }
     for pair in args.chunks(2) {
         if let Err(e) = one(&pair[0], &pair[1], flags) {
