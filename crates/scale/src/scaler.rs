@@ -244,9 +244,9 @@ impl Density {
     /// the budget had the focal search measure one and sixteen generators
     /// only, the cache region's focal processNum came out at 1 in two
     /// runs and at 8 or 11 (16, capped by the shares) in three; with 1, 4
-    /// and 16 it had been 4 in five runs out of five, and those five
-    /// predicted that region best (docs/PERFORMANCE.md, "Where the error
-    /// comes from").
+    /// and 16 it had been 4 in all seven runs before, and the focal point
+    /// decides much of where the product of curves is off
+    /// (docs/PERFORMANCE.md, "Where the error comes from").
     pub fn thin<T: Copy + PartialOrd>(self, values: &[T], keep: Option<T>) -> Vec<T> {
         let s = self.stride();
         let mut out: Vec<T> = values
