@@ -27,10 +27,25 @@
 //! Then, over the workloads that lay outside the last region in every
 //! run, the median of their standard deviation from run to run: of the
 //! logarithm of what was measured, and of each model's prediction.
+//!
+//! With `--factors`, the pairs are again runs of the same workloads, and
+//! each model's prediction of every workload outside the last region is
+//! taken apart at a reference workload, the first profile's focal point
+//! of its first region: the prediction there (`level`), how much the
+//! workload's uniqueBytes changes it, and then how much each of its other
+//! four parameters does, set alone at the reference with the workload's
+//! uniqueBytes (all in the logarithm; for `chen` the parts add up to its
+//! prediction). Printed: the median over the workloads of each part's
+//! standard deviation from run to run, which shows the curves whose
+//! points move a prediction most (docs/PERFORMANCE.md, "Where the error
+//! comes from").
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 use willy::doc::validation::ValidationReport;
 use willy_predict::profile::Profile;
 use willy_predict::validate::{median, rel_error};
+use willy_predict::willy::workload::Workload;
+use willy_predict::Model;
 
 fn read(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
@@ -157,6 +172,87 @@ fn spread(names: &[&str], runs: &[(String, Run)]) {
     println!("{line}");
 }
 
+/// The parts `--factors` follows: see the module documentation.
+const PARTS: [&str; 6] = [
+    "level",
+    "uniqueBytes",
+    "sizeMean",
+    "readFrac",
+    "seqFrac",
+    "processNum",
+];
+
+/// `--factors`: see the module documentation.
+fn factors(pairs: &[(String, String)]) -> Result<(), String> {
+    let mut reference: Option<Workload> = None;
+    let mut names = Vec::new();
+    // For each model, each workload's parts in each run.
+    type Parts = BTreeMap<(u64, u64, u32), Vec<[f64; 6]>>;
+    let mut parts: Vec<Parts> = Vec::new();
+    for (profile, validation) in pairs {
+        let p = Profile::from_json(&read(profile)?).map_err(|e| format!("{profile}: {e}"))?;
+        let v = ValidationReport::from_json(&read(validation)?)
+            .map_err(|e| format!("{validation}: {e}"))?;
+        let models = willy_predict::all_models(&p).map_err(|e| format!("{profile}: {e}"))?;
+        let Some(first) = p.regions.first() else {
+            return Err(format!("{profile}: no regions"));
+        };
+        let r = reference.get_or_insert_with(|| first.focal.clone()).clone();
+        names = models.iter().map(|(n, _)| *n).collect();
+        parts.resize_with(models.len(), Default::default);
+        let last = v.points.iter().map(|x| x.region).max().unwrap_or(0);
+        for x in v.points.iter().filter(|x| x.region != last) {
+            let w = &x.workload;
+            let key = (w.read_frac.to_bits(), w.seq_frac.to_bits(), w.process_num);
+            for (m, (_, model)) in models.iter().enumerate() {
+                let at = taken_apart(model.as_ref(), &r, w);
+                parts[m].entry(key).or_default().push(at);
+            }
+        }
+    }
+    let sd = |v: &[f64]| {
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
+    };
+    println!("run to run, median standard deviation of each part of the log of a prediction, %");
+    for (name, each) in names.iter().zip(&parts) {
+        let runs: Vec<&Vec<[f64; 6]>> = each.values().filter(|v| v.len() > 1).collect();
+        let mut line = format!("{name:<6} ({} workloads)", runs.len());
+        for (j, part) in PARTS.iter().enumerate() {
+            let sds: Vec<f64> = runs
+                .iter()
+                .map(|v| sd(&v.iter().map(|x| x[j]).collect::<Vec<_>>()))
+                .collect();
+            line += &format!(" {part} {:.1}", median(&sds) * 100.0);
+        }
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// `model`'s prediction of `w` taken apart at the reference `r`: the log
+/// of the prediction at `r`, how much `w`'s uniqueBytes changes it, and
+/// how much each of `w`'s other parameters, set alone there, changes that.
+fn taken_apart(model: &dyn Model, r: &Workload, w: &Workload) -> [f64; 6] {
+    let ln = |x: &Workload| model.predict(x).predicted_throughput_bytes_per_sec.ln();
+    let mut at = r.clone();
+    at.unique_bytes = w.unique_bytes;
+    let base = ln(&at);
+    let with = |set: &dyn Fn(&mut Workload)| {
+        let mut x = at.clone();
+        set(&mut x);
+        ln(&x) - base
+    };
+    [
+        ln(r),
+        base - ln(r),
+        with(&|x| x.size_mean = w.size_mean),
+        with(&|x| x.read_frac = w.read_frac),
+        with(&|x| x.seq_frac = w.seq_frac),
+        with(&|x| x.process_num = w.process_num),
+    ]
+}
+
 fn one(profile: &str, validation: &str, flags: Flags) -> Result<(), String> {
     let Flags { points, all, drift } = flags;
     let p = Profile::from_json(&read(profile)?).map_err(|e| format!("{profile}: {e}"))?;
@@ -225,19 +321,27 @@ fn main() -> ExitCode {
         drift: has("--drift"),
     };
     let split_runs = has("--split");
-    args.retain(|a| !["--points", "--all", "--drift", "--split"].contains(&a.as_str()));
+    let by_part = has("--factors");
+    args.retain(|a| {
+        !["--points", "--all", "--drift", "--split", "--factors"].contains(&a.as_str())
+    });
     if args.is_empty() || !args.len().is_multiple_of(2) {
         eprintln!(
-            "usage: rescore [--points|--all] [--drift] [--split] PROFILE VALIDATION [PROFILE VALIDATION ...]"
+            "usage: rescore [--points|--all] [--drift] [--split|--factors] PROFILE VALIDATION [PROFILE VALIDATION ...]"
         );
         return ExitCode::from(2);
     }
-    if split_runs {
+    if split_runs || by_part {
         let pairs: Vec<(String, String)> = args
             .chunks(2)
             .map(|p| (p[0].clone(), p[1].clone()))
             .collect();
-        if let Err(e) = split(&pairs) {
+        let done = if by_part {
+            factors(&pairs)
+        } else {
+            split(&pairs)
+        };
+        if let Err(e) = done {
             eprintln!("rescore: {e}");
             return ExitCode::from(2);
         }
