@@ -139,10 +139,6 @@ fn spread(names: &[&str], runs: &[(String, Run)]) {
         .collect();
     keys.sort_unstable();
     keys.dedup();
-    let sd = |v: &[f64]| {
-        let mean = v.iter().sum::<f64>() / v.len() as f64;
-        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
-    };
     // Each workload's entries, where it lay outside the last region in
     // every run that measured it more than once.
     let each: Vec<Vec<_>> = keys
@@ -170,6 +166,12 @@ fn spread(names: &[&str], runs: &[(String, Run)]) {
         line += &format!(", {model} {:.1}", median_sd(&|x| x.3[m]));
     }
     println!("{line}");
+}
+
+/// The standard deviation of `v` (over `v.len()`; not empty).
+fn sd(v: &[f64]) -> f64 {
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
 }
 
 /// The parts `--factors` follows: see the module documentation.
@@ -210,10 +212,6 @@ fn factors(pairs: &[(String, String)]) -> Result<(), String> {
             }
         }
     }
-    let sd = |v: &[f64]| {
-        let mean = v.iter().sum::<f64>() / v.len() as f64;
-        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
-    };
     println!("run to run, median standard deviation of each part of the log of a prediction, %");
     for (name, each) in names.iter().zip(&parts) {
         let runs: Vec<&Vec<[f64; 6]>> = each.values().filter(|v| v.len() > 1).collect();
