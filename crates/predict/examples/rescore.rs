@@ -45,10 +45,30 @@ use willy::doc::validation::ValidationReport;
 use willy_predict::profile::Profile;
 use willy_predict::validate::{median, rel_error};
 use willy_predict::willy::workload::Workload;
-use willy_predict::Model;
+use willy_predict::{Model, Named};
 
 fn read(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+}
+
+/// A profile and a validation of it, every model made ready from the
+/// profile, and the validation's last region.
+fn load(
+    profile: &str,
+    validation: &str,
+) -> Result<(Profile, ValidationReport, Vec<Named>, usize), String> {
+    let p = Profile::from_json(&read(profile)?).map_err(|e| format!("{profile}: {e}"))?;
+    let v = ValidationReport::from_json(&read(validation)?)
+        .map_err(|e| format!("{validation}: {e}"))?;
+    let models = willy_predict::all_models(&p).map_err(|e| format!("{profile}: {e}"))?;
+    let last = v.points.iter().map(|x| x.region).max().unwrap_or(0);
+    Ok((p, v, models, last))
+}
+
+/// A validated workload's key from run to run: its readFrac, seqFrac and
+/// processNum (the seed fixes them).
+fn key(w: &Workload) -> (u64, u64, u32) {
+    (w.read_frac.to_bits(), w.seq_frac.to_bits(), w.process_num)
 }
 
 /// One run's workloads: for each, its key (readFrac, seqFrac, processNum:
@@ -60,19 +80,14 @@ type Run = Vec<Entry>;
 type Entry = ((u64, u64, u32), bool, f64, Vec<f64>);
 
 fn errors(profile: &str, validation: &str) -> Result<(Vec<&'static str>, Run), String> {
-    let p = Profile::from_json(&read(profile)?).map_err(|e| format!("{profile}: {e}"))?;
-    let v = ValidationReport::from_json(&read(validation)?)
-        .map_err(|e| format!("{validation}: {e}"))?;
-    let models = willy_predict::all_models(&p).map_err(|e| format!("{profile}: {e}"))?;
-    let last = v.points.iter().map(|x| x.region).max().unwrap_or(0);
+    let (_, v, models, last) = load(profile, validation)?;
     let run = v.points.iter().map(|x| {
         let w = &x.workload;
-        let key = (w.read_frac.to_bits(), w.seq_frac.to_bits(), w.process_num);
         let predicted = models
             .iter()
             .map(|(_, m)| m.predict(w).predicted_throughput_bytes_per_sec.ln());
         let measured = x.measured_bytes_per_sec.ln();
-        (key, x.region == last, measured, predicted.collect())
+        (key(w), x.region == last, measured, predicted.collect())
     });
     Ok((models.iter().map(|(n, _)| *n).collect(), run.collect()))
 }
@@ -192,20 +207,16 @@ fn factors(pairs: &[(String, String)]) -> Result<(), String> {
     type Parts = BTreeMap<(u64, u64, u32), Vec<[f64; 6]>>;
     let mut parts: Vec<Parts> = Vec::new();
     for (profile, validation) in pairs {
-        let p = Profile::from_json(&read(profile)?).map_err(|e| format!("{profile}: {e}"))?;
-        let v = ValidationReport::from_json(&read(validation)?)
-            .map_err(|e| format!("{validation}: {e}"))?;
-        let models = willy_predict::all_models(&p).map_err(|e| format!("{profile}: {e}"))?;
+        let (p, v, models, last) = load(profile, validation)?;
         let Some(first) = p.regions.first() else {
             return Err(format!("{profile}: no regions"));
         };
         let r = reference.get_or_insert_with(|| first.focal.clone()).clone();
         names = models.iter().map(|(n, _)| *n).collect();
         parts.resize_with(models.len(), Default::default);
-        let last = v.points.iter().map(|x| x.region).max().unwrap_or(0);
         for x in v.points.iter().filter(|x| x.region != last) {
             let w = &x.workload;
-            let key = (w.read_frac.to_bits(), w.seq_frac.to_bits(), w.process_num);
+            let key = key(w);
             for (m, (_, model)) in models.iter().enumerate() {
                 let at = taken_apart(model.as_ref(), &r, w);
                 parts[m].entry(key).or_default().push(at);
@@ -253,11 +264,7 @@ fn taken_apart(model: &dyn Model, r: &Workload, w: &Workload) -> [f64; 6] {
 
 fn one(profile: &str, validation: &str, flags: Flags) -> Result<(), String> {
     let Flags { points, all, drift } = flags;
-    let p = Profile::from_json(&read(profile)?).map_err(|e| format!("{profile}: {e}"))?;
-    let v = ValidationReport::from_json(&read(validation)?)
-        .map_err(|e| format!("{validation}: {e}"))?;
-    let models = willy_predict::all_models(&p).map_err(|e| format!("{profile}: {e}"))?;
-    let last = v.points.iter().map(|x| x.region).max().unwrap_or(0);
+    let (_, v, models, last) = load(profile, validation)?;
     let scale = |region: usize| -> f64 {
         let d = v.drift.iter().find(|d| drift && d.region == region);
         d.map_or(1.0, |d| 1.0 + d.change)
