@@ -527,6 +527,15 @@ const WRITES_WAIT: f64 = 0.5;
 /// copies, at most 0.9 of one.
 const CPUS_FULL: f64 = 0.95;
 
+/// The least busy fraction of the device, at the last region's all-writes
+/// point, at which writing back what a write-back cache evicts counts as
+/// saturating it ([`Predictor::writes_reach_the_device`]): this machine's
+/// 0.96-1.00 in each of the fourteen runs of docs/runs/2026-11-26g to
+/// -27d, where the point wrote 2.3-3.8 GB/s; sim:ssd's 0.16 and sim:raid0's
+/// 0.54, whose devices serve several requests at once, and sim:sparc1990's
+/// 0.88 did not measure what the device takes.
+const WRITES_SATURATE: f64 = 0.95;
+
 /// The least busy fraction of the device at which it counts as saturated
 /// ([`Predictor::device_saturated_peak`]): `/proc/diskstats`' io_ticks
 /// give 1.00 on this machine where the disk region's processNum curve
@@ -1210,25 +1219,45 @@ impl Predictor {
             .then_some(r.measured_peak)
     }
 
-    /// The most `w` can run in the last region where the profile found a
-    /// write cache smaller than its read cache, and the last region's
-    /// focal point lies beyond it: there the cache holds no more of the
-    /// writes, and every byte written reaches the device. The readFrac
-    /// curve's point of fewest reads (all writes, one generator) gives
-    /// the device's busy time per byte written, `D_w`, and `w`'s bytes
-    /// written, `(1 - readFrac)·X`, keep it busy at most all the time
-    /// (the bottleneck law): `X <= 1 / ((1 - readFrac)·D_w)`. `None`
-    /// elsewhere, without the device's busy time, and for reads alone.
+    /// The most `w` can run in the last region where the bytes it writes
+    /// reach the device, by the bottleneck law. The readFrac curve's point
+    /// of fewest reads (all writes, one generator) gives the device's busy
+    /// time per byte written that reached it, `D_w`, and `w`'s bytes that
+    /// reach it, `m·(1 - readFrac)·X`, keep it busy at most all the time:
+    /// `X <= 1 / (m·(1 - readFrac)·D_w)`. Which bytes written reach it:
+    ///
+    /// - where the profile found a write cache smaller than its read
+    ///   cache and the last region's focal point lies beyond it, every
+    ///   byte (`m = 1`): the cache holds no more of the writes;
+    /// - where the writes are cached as the reads are (no write cache of
+    ///   their own), those that miss the cache of `C` bytes, `m = 1 - C/U`
+    ///   (a page written back once for every time it is written and then
+    ///   evicted), and only where the all-writes point kept the device
+    ///   busy at least [`WRITES_SATURATE`] of the time, so that it
+    ///   measured what the device takes: on this machine, 1.3-2.5 GB/s
+    ///   written back (docs/PREDICTION.md, step 19).
+    ///
+    /// `None` elsewhere, without the device's busy time, for reads alone,
+    /// and below the cache.
     pub fn writes_reach_the_device(&self, w: &Workload) -> Option<f64> {
         let r = self.regions.last()?;
-        let (wc, fu) = (self.write_cache, r.focal.unique_bytes.0 as f64);
-        if !(wc > 0.0 && wc < self.share_cache && fu > wc) || w.read_frac >= 1.0 {
-            return None;
-        }
+        let (wc, c) = (self.write_cache, self.share_cache);
+        let fu = r.focal.unique_bytes.0 as f64;
         let busy = r.writes_busy.filter(|&b| b > 0.0)?;
         let (rf, tp) = r.curves[1].least();
-        let per_byte = busy / (tp * (1.0 - rf)).max(f64::MIN_POSITIVE);
-        (rf < 1.0).then(|| 1.0 / ((1.0 - w.read_frac) * per_byte))
+        if rf >= 1.0 || w.read_frac >= 1.0 {
+            return None;
+        }
+        let miss = |u: f64| 1.0 - c / u;
+        let (m, at_focal) = if wc > 0.0 && wc < c && fu > wc {
+            (1.0, 1.0)
+        } else if wc == 0.0 && c > 0.0 && fu > c && busy >= WRITES_SATURATE {
+            (miss(w.unique_bytes.0 as f64), miss(fu))
+        } else {
+            return None;
+        };
+        let per_byte = busy / (tp * (1.0 - rf) * at_focal).max(f64::MIN_POSITIVE);
+        (m > 0.0).then(|| 1.0 / (m * (1.0 - w.read_frac) * per_byte))
     }
 
     /// The uniqueBytes curve.
