@@ -498,6 +498,70 @@ fn first_halfway(tps: &[f64]) -> Option<usize> {
     })
 }
 
+/// A curve's values `xs` (sorted, a thinned `grid`) and throughputs `tps`,
+/// with values of `grid` measured by `measure` (`None` where it cannot)
+/// where the budget thinned them: first the middle one between the
+/// curve's maximum and its higher neighbour, once, for the maximum that
+/// halfway is taken from; then the middle one between the value
+/// [`first_halfway`] picks and its neighbour across halfway, until the two
+/// are neighbours on `grid`. The focal value then comes out as `grid` at
+/// full density would give it, for two or three points more. The cache
+/// region's focal sizeMean on this machine came out at 64 KiB where 4, 16,
+/// 64 and 256 KiB were measured, and at 8 KiB where 4, 8 and 64 KiB and
+/// 1 MiB were (its maximum at 256 KiB missed); at every size both runs'
+/// curves measured, 32 KiB was nearest halfway (docs/PERFORMANCE.md, the
+/// thirty-second run).
+fn refine_halfway<E>(
+    (xs, tps): (&mut Vec<u64>, &mut Vec<f64>),
+    grid: &[u64],
+    mut measure: impl FnMut(u64) -> Result<Option<f64>, E>,
+) -> Result<(), E> {
+    // The middle value of `grid` strictly between points `a` and `b`,
+    // measured and put in its place; false where there is none or it
+    // could not be measured.
+    let mut between = |xs: &mut Vec<u64>, tps: &mut Vec<f64>, a: usize, b: usize| {
+        let (lo, hi) = (xs[a.min(b)], xs[a.max(b)]);
+        let inner: Vec<u64> = grid.iter().copied().filter(|&x| x > lo && x < hi).collect();
+        let Some(&x) = inner.get(inner.len() / 2) else {
+            return Ok(false);
+        };
+        let Some(t) = measure(x)? else {
+            return Ok(false);
+        };
+        xs.insert(a.max(b), x);
+        tps.insert(a.max(b), t);
+        Ok(true)
+    };
+    let most = (0..tps.len()).max_by(|&a, &b| tps[a].total_cmp(&tps[b]));
+    if let Some(m) = most {
+        let next = [m.checked_sub(1), Some(m + 1)]
+            .into_iter()
+            .flatten()
+            .filter(|&o| o < tps.len())
+            .max_by(|&a, &b| tps[a].total_cmp(&tps[b]));
+        if let Some(o) = next {
+            between(xs, tps, m, o)?;
+        }
+    }
+    while let Some(j) = first_halfway(tps) {
+        let (lo, hi) = tps
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &t| {
+                (a.min(t), b.max(t))
+            });
+        let above = |t: f64| t >= (lo + hi) / 2.0;
+        let across = [j.checked_sub(1), Some(j + 1)]
+            .into_iter()
+            .flatten()
+            .find(|&o| o < tps.len() && above(tps[o]) != above(tps[j]));
+        match across {
+            Some(o) if between(xs, tps, j, o)? => {}
+            _ => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
 impl<E> Points<'_, E> {
     /// The knee of a curve: its hardest value whose throughput reaches
     /// KNEE of the maximum; `hardest_last` when the hardest value is the
@@ -694,6 +758,25 @@ impl<'a, E> Scaler<'a, E> {
         d.thin(&all, Some(u64::from(w.process_num)))
     }
 
+    /// The focal sizeMean from `curve`, a sizeMean curve around `focal`:
+    /// halfway, the full grid's sizes measured where the budget thinned
+    /// them around it ([`refine_halfway`]).
+    fn size_halfway(
+        &mut self,
+        focal: &Workload,
+        curve: Vec<(u64, usize)>,
+    ) -> Result<Option<u64>, E> {
+        let grid = self.sizes(focal, Density::Full);
+        let mut xs: Vec<u64> = curve.iter().map(|&(x, _)| x).collect();
+        let mut tps: Vec<f64> = curve.iter().map(|&(_, i)| self.pts.tp(i)).collect();
+        let pts = &mut self.pts;
+        refine_halfway((&mut xs, &mut tps), &grid, |x| {
+            let got = pts.curve(focal, &[x], set_size, None)?;
+            Ok(got.first().map(|&(_, i)| pts.tp(i)))
+        })?;
+        Ok(first_halfway(&tps).map(|j| xs[j]))
+    }
+
     fn per_region(&self, d: Density) -> usize {
         self.plan.points_per_region(self.block(), d)
     }
@@ -838,7 +921,7 @@ impl<'a, E> Scaler<'a, E> {
                 let before = (focal.size_mean, focal.process_num);
                 let sizes = self.sizes(&focal, density);
                 let size_curve = self.pts.curve(&focal, &sizes, set_size, Some(1u64 << 20))?;
-                if let Some(s) = self.pts.halfway(&size_curve) {
+                if let Some(s) = self.size_halfway(&focal, size_curve)? {
                     focal.size_mean = Bytes(s);
                 }
                 let procs = self.procs(&focal, density);
@@ -1235,7 +1318,7 @@ pub fn throughputs(s: &Scaled, idx: &[usize]) -> Vec<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{doubling, first_halfway, Density};
+    use super::{doubling, first_halfway, refine_halfway, Density};
     use proptest::prelude::*;
 
     #[test]
@@ -1254,6 +1337,43 @@ mod tests {
         );
         assert_eq!(Density::Sparse.thin(&[1, 2], None), [1, 2]);
         assert_eq!(Density::Full.thin(&procs, None), procs);
+    }
+
+    /// The cache region's sizeMean curves of docs/runs/2026-11-27c and
+    /// -27d (four generators, GB/s, from 4 KiB to 2 and 1 MiB): measured at
+    /// half density, sparse with the first guess's 8 KiB kept, or whole,
+    /// the focal size comes out at 32 KiB, with at most three sizes more.
+    /// (The runs' own searches, half density and sparse, took 64 and
+    /// 8 KiB.)
+    #[test]
+    fn the_focal_size_does_not_depend_on_the_density() {
+        let runs: [&[f64]; 2] = [
+            &[9.2, 14.5, 20.5, 29.9, 40.7, 50.2, 52.8, 50.0, 34.7, 25.3],
+            &[10.6, 17.2, 23.2, 32.7, 45.1, 54.5, 59.1, 56.2, 44.7],
+        ];
+        for tp in runs {
+            let grid = doubling(4096, 4096 << (tp.len() - 1));
+            let at = |x: u64| tp[grid.iter().position(|&g| g == x).unwrap()];
+            for d in Density::ALL {
+                let mut xs = d.thin(&grid, Some(8192));
+                let mut tps: Vec<f64> = xs.iter().map(|&x| at(x)).collect();
+                let before = xs.len();
+                refine_halfway((&mut xs, &mut tps), &grid, |x| Ok::<_, ()>(Some(at(x)))).unwrap();
+                let j = first_halfway(&tps).unwrap();
+                assert_eq!(xs[j], 32 << 10, "{d:?}: {xs:?}");
+                assert!(xs.len() <= before + 3, "{d:?}: {xs:?}");
+                assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
+            }
+        }
+        // Where the budget affords nothing more, the curve stays as the
+        // thirty-second run measured it.
+        let grid = doubling(4096, 1 << 20);
+        let mut xs = Density::Sparse.thin(&grid, Some(8192));
+        assert_eq!(xs, [4096, 8192, 65536, 1 << 20]);
+        let mut tps = vec![10.6, 17.2, 45.1, 44.7];
+        refine_halfway((&mut xs, &mut tps), &grid, |_| Ok::<_, ()>(None)).unwrap();
+        assert_eq!(xs.len(), 4);
+        assert_eq!(xs[first_halfway(&tps).unwrap()], 8192);
     }
 
     #[test]
