@@ -530,8 +530,8 @@ const CPUS_FULL: f64 = 0.95;
 /// The least busy fraction of the device, at the last region's all-writes
 /// point, at which writing back what a write-back cache evicts counts as
 /// saturating it ([`Predictor::writes_reach_the_device`]): this machine's
-/// 0.96-1.00 in each of the fourteen runs of docs/runs/2026-11-26g to
-/// -27d, where the point wrote 2.3-3.8 GB/s; sim:ssd's 0.16 and sim:raid0's
+/// 0.96-1.00 in each of the fifteen runs of docs/runs/2026-11-26g to
+/// -27e, where the point wrote 2.3-3.8 GB/s; sim:ssd's 0.16 and sim:raid0's
 /// 0.54, whose devices serve several requests at once, and sim:sparc1990's
 /// 0.88 did not measure what the device takes.
 const WRITES_SATURATE: f64 = 0.95;
