@@ -471,11 +471,7 @@ impl<E> Points<'_, E> {
 /// 9.61 GB/s at 1, 2 and 4 generators: two keep both CPUs busy). With
 /// nothing beyond to confirm it, the first. `None` when empty.
 fn first_halfway(tps: &[f64]) -> Option<usize> {
-    let (lo, hi) = tps
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &t| {
-            (a.min(t), b.max(t))
-        });
+    let (lo, hi) = extremes(tps);
     let mid = (lo + hi) / 2.0;
     let above = |t: f64| t >= mid;
     let first = above(*tps.first()?);
@@ -496,6 +492,14 @@ fn first_halfway(tps: &[f64]) -> Option<usize> {
     } else {
         best
     })
+}
+
+/// The least and the most of `tps`.
+fn extremes(tps: &[f64]) -> (f64, f64) {
+    tps.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &t| {
+            (a.min(t), b.max(t))
+        })
 }
 
 /// A curve's values `xs` (sorted, a thinned `grid`) and throughputs `tps`,
@@ -544,11 +548,7 @@ fn refine_halfway<E>(
         }
     }
     while let Some(j) = first_halfway(tps) {
-        let (lo, hi) = tps
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &t| {
-                (a.min(t), b.max(t))
-            });
+        let (lo, hi) = extremes(tps);
         let above = |t: f64| t >= (lo + hi) / 2.0;
         let across = [j.checked_sub(1), Some(j + 1)]
             .into_iter()
@@ -1429,6 +1429,27 @@ mod tests {
             let side = |t: f64| t >= mid;
             // Every value before the chosen one is on the first value's side.
             prop_assert!(tps[..j].iter().all(|&t| side(t) == side(tps[0])));
+        }
+
+        /// On a rising curve, thinned to any density with any value kept,
+        /// the refined search picks what the whole curve gives.
+        #[test]
+        fn refined_it_is_what_the_whole_curve_gives(
+            mut tp in prop::collection::vec(1.0f64..1e10, 2..12),
+            keep in 0usize..12,
+            d in prop::sample::select(Density::ALL.to_vec()),
+        ) {
+            tp.sort_by(f64::total_cmp);
+            tp.dedup();
+            let grid: Vec<u64> = (0..tp.len() as u64).collect();
+            let whole = first_halfway(&tp).unwrap();
+            let mut xs = d.thin(&grid, grid.get(keep).copied());
+            let mut tps: Vec<f64> = xs.iter().map(|&x| tp[x as usize]).collect();
+            refine_halfway((&mut xs, &mut tps), &grid, |x| {
+                Ok::<_, ()>(Some(tp[x as usize]))
+            })
+            .unwrap();
+            prop_assert_eq!(xs[first_halfway(&tps).unwrap()], grid[whole]);
         }
     }
 }
