@@ -1889,10 +1889,10 @@ mod tests {
     #[test]
     fn a_size_measured_beyond_the_curves_end_extends_it() {
         // The sizeMean curve stops at 256 KiB; the focal search measured
-        // 1 MiB on its line, and 1 MiB with four generators off it (at a
-        // throughput no curve could give). A workload of 1 MiB requests
-        // is predicted from the point on the line, exactly; without it,
-        // from the curve's end, 15% under.
+        // 1 MiB on its line, and 4 MiB with four generators off it (at
+        // ten times the truth). A workload of 1 MiB requests is predicted
+        // from the point on the line, exactly; without it, from the
+        // curve's end, 15% under. One of 4 MiB stays at the 1 MiB end.
         let (mut p, truth) = measured_while(|_| 1.0);
         let sizes = &p.regions[0].curves.size_mean;
         let beyond: Vec<usize> = (sizes.iter().copied())
@@ -1901,14 +1901,18 @@ mod tests {
         (p.regions[0].curves.size_mean).retain(|i| !beyond.contains(i));
         let mut off = p.points[beyond[beyond.len() - 1]].clone();
         off.workload.process_num = 4;
-        off.throughput_bytes_per_sec *= 10.0;
+        off.workload.size_mean.0 = 4 << 20;
+        off.throughput_bytes_per_sec = 10.0 * truth(&off.workload);
         p.points.push(off);
         let w = Workload::of(256 << 20, 1 << 20, 0.5, 0.5, 2);
-        let x = |p: &Profile| {
+        let at = |p: &Profile, w: &Workload| {
             let m = Predictor::new(p).unwrap();
-            m.predict(&w).predicted_throughput_bytes_per_sec / truth(&w)
+            m.predict(w).predicted_throughput_bytes_per_sec
         };
+        let x = |p: &Profile| at(p, &w) / truth(&w);
         assert!((x(&p) - 1.0).abs() < 1e-9, "{}", x(&p));
+        let big = Workload::of(256 << 20, 4 << 20, 0.5, 0.5, 2);
+        assert!((at(&p, &big) / truth(&w) - 1.0).abs() < 1e-9);
         let mut short = p.clone();
         short.points.truncate(short.points.len() - 1);
         for &i in &beyond {
