@@ -27,7 +27,10 @@
 //!   In the others, readFrac's change of time per request follows how
 //!   much longer a write takes than a read at the request's size, from the
 //!   points of all reads and all writes the scaler measures at the ends of
-//!   the sizeMean curve ([`Predictor::writes_by_size`]).
+//!   the sizeMean curve ([`Predictor::writes_by_size`]). And a size's gain
+//!   changes with uniqueBytes and, between the first region and the last,
+//!   with the generators as the scaler measured it elsewhere
+//!   ([`Predictor::sizes_by_unique`], [`Predictor::sizes_by_generators`]).
 //! - **Curves kept clean of it.** A processNum curve measured beyond the
 //!   cache has points whose shares fit the cache; they mix the two classes
 //!   and are left out of that curve (it is then flat beyond its last clean
@@ -488,6 +491,7 @@ fn prepared(p: &Profile) -> Result<Predictor, PredictError> {
         .queued_where_served_apart()
         .writes_by_size()
         .sizes_by_unique()
+        .sizes_by_generators()
         .bounded_by_peak()
         .no_faster_than_the_region_before())
 }

@@ -462,6 +462,46 @@ impl Profile {
             .collect()
     }
 
+    /// Region `k`'s points at its focal point but for the request size and
+    /// the generators (the scaler's focal sizeMean search, whose rounds
+    /// before the last run at one generator): of the processNums other
+    /// than the focal one with sizes measured on both sides of the focal
+    /// size, the one with the most, and its points other than at the focal
+    /// size as (size, index), by size. `None` without one.
+    pub fn sizes_by_generators(&self, k: usize) -> Option<(u32, Vec<(u64, usize)>)> {
+        let f = &self.regions.get(k)?.focal;
+        let mut by_n = std::collections::BTreeMap::<u32, Vec<(u64, usize)>>::new();
+        for (i, w) in self.points.iter().map(|p| &p.workload).enumerate() {
+            let at = w.unique_bytes == f.unique_bytes
+                && w.read_frac == f.read_frac
+                && w.size_mean != f.size_mean
+                && w.process_num != f.process_num
+                && alike(
+                    &Workload {
+                        process_num: f.process_num,
+                        ..w.clone()
+                    },
+                    f,
+                );
+            if at {
+                by_n.entry(w.process_num)
+                    .or_default()
+                    .push((w.size_mean.0, i));
+            }
+        }
+        let zf = f.size_mean.0;
+        by_n.into_iter()
+            .map(|(n, mut sizes)| {
+                sizes.sort_unstable();
+                sizes.dedup_by_key(|s| s.0);
+                (n, sizes)
+            })
+            .filter(|(_, s)| {
+                s.first().is_some_and(|z| z.0 < zf) && s.last().is_some_and(|z| z.0 > zf)
+            })
+            .max_by_key(|(_, s)| s.len())
+    }
+
     /// Region `k`'s [`plateau`], widened by [`SPAN_SLACK`]: whether
     /// `u` bytes lies on it.
     pub fn on_plateau(&self, k: usize, u: u64) -> bool {
@@ -784,6 +824,35 @@ mod tests {
         assert_eq!(e[0].unique_bytes, 8 << 20);
         assert_eq!(e[0].focal_size, Some(at_focal));
         assert_eq!(e[0].sizes, vec![(4096, small), (1 << 20, big)]);
+    }
+
+    #[test]
+    fn sizes_by_generators_take_the_processnum_with_most_sizes_around_the_focal_one() {
+        let mut p = sample();
+        assert_eq!(p.sizes_by_generators(0), None);
+        let base = p.points[1].clone();
+        let mut add = |z: u64, n: u32, read: f64| {
+            let mut q = base.clone();
+            q.workload = Workload::of(64 << 20, z, read, 0.5, n);
+            p.points.push(q);
+            p.points.len() - 1
+        };
+        let big = add(1 << 20, 3, 0.5);
+        add(16 << 10, 3, 0.5); // the focal size: left out
+        let small = add(4096, 3, 0.5);
+        let mid = add(64 << 10, 3, 0.5);
+        add(1 << 20, 3, 1.0); // another readFrac
+        add(4096, 8, 0.5); // one side only, more sizes than none
+        add(8192, 8, 0.5);
+        add(1 << 20, 2, 0.5); // one size each side, fewer
+        add(4096, 2, 0.5);
+        let again = add(4096, 3, 0.5); // a size measured again: the first
+        assert_eq!(
+            p.sizes_by_generators(0),
+            Some((3, vec![(4096, small), (64 << 10, mid), (1 << 20, big)]))
+        );
+        assert!(again > small);
+        assert_eq!(p.sizes_by_generators(1), None);
     }
 
     #[test]
