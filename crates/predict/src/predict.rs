@@ -332,6 +332,20 @@ impl WriteGap {
     }
 }
 
+/// Point `i`'s relative 95% interval, 0 where it has none.
+fn ci_of(p: &Profile, i: usize) -> f64 {
+    p.points[i].ci95_rel.unwrap_or(0.0)
+}
+
+/// [`ci_of`] region `k`'s sizeMean curve's point at size `z`, 0 where the
+/// curve has none.
+fn size_curve_ci(p: &Profile, k: usize, z: u64) -> f64 {
+    let c = &p.regions[k].curves.size_mean;
+    c.iter()
+        .find(|&&i| p.points[i].workload.size_mean.0 == z)
+        .map_or(0.0, |&i| ci_of(p, i))
+}
+
 /// How a region's sizeMean curve changes with uniqueBytes
 /// ([`Predictor::sizes_by_unique`]), from the points at the focal point
 /// but for the uniqueBytes and the size ([`Profile::sizes_elsewhere`]):
@@ -372,13 +386,8 @@ impl SizeByUnique {
                 && lo.is_some_and(|z| z.0 < zf)
                 && hi.is_some_and(|z| z.0 > zf)
         };
-        let ci = |i: usize| p.points[i].ci95_rel.unwrap_or(0.0);
-        let on_curve = |z: u64| {
-            let c = &p.regions[k].curves.size_mean;
-            c.iter()
-                .find(|&&i| p.points[i].workload.size_mean.0 == z)
-                .map_or(0.0, |&i| ci(i))
-        };
+        let ci = |i: usize| ci_of(p, i);
+        let on_curve = |z: u64| size_curve_ci(p, k, z);
         let at = |e: &SizesAt| {
             let i0 = e.focal_size?;
             let t0 = leveled(p, i0, focal);
@@ -462,13 +471,8 @@ impl SizeByGenerators {
         let f = &p.regions[k].focal;
         let (n1, sizes) = p.sizes_by_generators(k)?;
         let zf = f.size_mean.0 as f64;
-        let ci = |i: usize| p.points[i].ci95_rel.unwrap_or(0.0);
-        let on_curve = |z: u64| {
-            let c = &p.regions[k].curves.size_mean;
-            c.iter()
-                .find(|&&i| p.points[i].workload.size_mean.0 == z)
-                .map_or(0.0, |&i| ci(i))
-        };
+        let ci = |i: usize| ci_of(p, i);
+        let on_curve = |z: u64| size_curve_ci(p, k, z);
         let at_n1 = |&(z, i): &(u64, usize)| (z as f64, leveled(p, i, focal));
         let t1f = Curve::new(Param::SizeMean, sizes.iter().map(at_n1).collect())
             .at(zf)
