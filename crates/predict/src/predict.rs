@@ -2059,9 +2059,14 @@ mod tests {
             (p.regions[j].from_unique_bytes, p.regions[j].to_unique_bytes) = b;
             p.regions[j].focal.unique_bytes.0 = u;
         }
-        for z in [4096u64, 32 << 10, 128 << 10, 1 << 20] {
+        // The sizes at one generator, at the middle and the first
+        // region's focal uniqueBytes.
+        for (u, z) in [32 << 20, 256 << 20]
+            .into_iter()
+            .flat_map(|u| [4096u64, 32 << 10, 128 << 10, 1 << 20].map(|z| (u, z)))
+        {
             let mut q = p.points[0].clone();
-            q.workload = Workload::of(256 << 20, z, 0.5, 0.5, 1);
+            q.workload = Workload::of(u, z, 0.5, 0.5, 1);
             p.points.push(q);
         }
         for q in &mut p.points {
