@@ -171,12 +171,13 @@ pub const KIND_ENDS: usize = 4;
 /// region's plateau (its span without a cache's edge,
 /// `willy::doc::profile::plateau`), the least and the
 /// most size of its sizeMean curve that fit a generator's share there,
-/// the rest as at the focal point. How much a larger request gains
+/// and the one between the focal size and the most ([`between`]), the
+/// rest as at the focal point. How much a larger request gains
 /// changes with uniqueBytes: on this machine's cache region (4
 /// generators) 2 MiB requests ran as fast as 16 KiB ones at 1 MiB, 1.56
 /// times as fast at the focal 11 MiB, 2.13 times at 123 MiB
 /// (docs/PREDICTION.md, step 18).
-pub const SIZE_ENDS: usize = 4;
+pub const SIZE_ENDS: usize = 6;
 
 /// How far to scale.
 #[derive(Clone, Debug)]
@@ -1199,7 +1200,8 @@ impl<'a, E> Scaler<'a, E> {
     /// ends, while the budget affords them: at the uniqueBytes of
     /// `unique_curve` nearest each end of `span`'s plateau (no cache's
     /// edge, `willy::doc::profile::plateau`) and on it, the least and the
-    /// most size of `size_curve` that fit a generator's share.
+    /// most size of `size_curve` that fit a generator's share, and the one
+    /// between the focal size and the most ([`between`]).
     fn size_ends(
         &mut self,
         focal: &Workload,
@@ -1238,11 +1240,16 @@ impl<'a, E> Scaler<'a, E> {
                 .iter()
                 .map(|c| c.0)
                 .filter(|&z| z <= w.bytes_per_generator());
-            let sizes: Vec<u64> = [fit.clone().min(), fit.max()]
-                .into_iter()
-                .flatten()
-                .filter(|&z| z != focal.size_mean.0)
-                .collect();
+            let most = fit.clone().max();
+            let sizes: Vec<u64> = [
+                fit.clone().min(),
+                between(fit, focal.size_mean.0, most),
+                most,
+            ]
+            .into_iter()
+            .flatten()
+            .filter(|&z| z != focal.size_mean.0)
+            .collect();
             self.pts.curve(&w, &sizes, set_size, None)?;
         }
         Ok(())
@@ -1264,6 +1271,22 @@ impl<'a, E> Scaler<'a, E> {
             process_num: [a as u32, b as u32],
         }
     }
+}
+
+/// The size of `sizes` nearest, in the logarithm, to the middle of the
+/// focal size `zf` and the most `most`, strictly between them: where a
+/// larger request's gain changes with uniqueBytes, the sizes between
+/// the focal one and the most do not follow the most's change (on this
+/// machine's middle region, three generators, 512 KiB requests gained
+/// 1.84 times what 32 KiB ones did at 80 MiB and 1.51 times at the focal
+/// 265 MiB, 2 MiB ones 1.22 and 1.30 times; docs/PREDICTION.md, step 18).
+fn between(sizes: impl Iterator<Item = u64>, zf: u64, most: Option<u64>) -> Option<u64> {
+    let most = most.filter(|&m| m > zf)?;
+    let mid = ((zf as f64).ln() + (most as f64).ln()) / 2.0;
+    let far = |z: &u64| ((*z as f64).ln() - mid).abs();
+    sizes
+        .filter(|&z| z > zf && z < most)
+        .min_by(|a, b| far(a).total_cmp(&far(b)))
 }
 
 /// The largest focal processNum that keeps every generator's share of the

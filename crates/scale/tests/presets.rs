@@ -511,7 +511,8 @@ fn profile_of(s: &willy_scale::scaler::Scaled) -> willy::doc::profile::Profile {
 }
 
 /// Every region but the last has the least and the most size of its
-/// sizeMean curve measured at the uniqueBytes of its uniqueBytes curve
+/// sizeMean curve, and one between its focal size and the most, measured
+/// at the uniqueBytes of its uniqueBytes curve
 /// nearest each end of its plateau (its span without a cache's edge), at
 /// its focal point otherwise (`scaler::SIZE_ENDS`, docs/PREDICTION.md
 /// step 18); the last region has no sizes on both sides of its focal
@@ -545,15 +546,21 @@ fn sizes_are_measured_at_the_ends_of_the_plateau() {
             .collect();
         let least = sizes.iter().min().unwrap();
         let fu = r.focal.unique_bytes.0;
-        // Both ends of the sizeMean curve that fit a generator's share.
+        // Both ends of the sizeMean curve that fit a generator's share,
+        // and a size between the focal one and the most where the curve
+        // has one.
         let ends = |e: &SizesAt| {
             let got: Vec<u64> = e.sizes.iter().map(|z| z.0).collect();
             let share = Workload::of(e.unique_bytes, 4096, 0.5, 0.5, r.focal.process_num);
             let fit = sizes.iter().filter(|&&z| z <= share.bytes_per_generator());
-            [Some(least), fit.max()]
-                .into_iter()
-                .flatten()
-                .all(|z| got.contains(z))
+            let most = fit.clone().max();
+            let inside = |z: &u64| *z > zf && most.is_some_and(|m| z < m);
+            let middle = !fit.clone().any(inside) || got.iter().any(inside);
+            middle
+                && [Some(least), most]
+                    .into_iter()
+                    .flatten()
+                    .all(|z| got.contains(z))
         };
         for below in [true, false] {
             assert!(
