@@ -1341,8 +1341,20 @@ pub fn throughputs(s: &Scaled, idx: &[usize]) -> Vec<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{doubling, first_halfway, refine_halfway, Density};
+    use super::{between, doubling, first_halfway, refine_halfway, Density};
     use proptest::prelude::*;
+
+    #[test]
+    fn the_middle_size_lies_halfway_in_the_log() {
+        let sizes = doubling(4096, 2 << 20);
+        let at = |zf, most| between(sizes.iter().copied(), zf, most);
+        assert_eq!(at(32768, Some(2 << 20)), Some(262144));
+        assert_eq!(at(4096, Some(65536)), Some(16384));
+        // Nothing strictly between, or no larger size: none.
+        assert_eq!(at(32768, Some(65536)), None);
+        assert_eq!(at(32768, Some(32768)), None);
+        assert_eq!(at(32768, None), None);
+    }
 
     #[test]
     fn a_thinned_grid_keeps_a_value_between_its_ends() {
@@ -1423,6 +1435,26 @@ mod tests {
     }
 
     proptest! {
+        /// The middle size is a measured one strictly between the focal
+        /// size and the most, and none is nearer halfway in the log.
+        #[test]
+        fn the_middle_size_is_the_nearest_halfway(
+            mut sizes in prop::collection::vec(1u64..1 << 30, 1..12),
+            zf in 1u64..1 << 30,
+            most in 1u64..1 << 30,
+        ) {
+            sizes.sort_unstable();
+            let got = between(sizes.iter().copied(), zf, Some(most));
+            let inside: Vec<u64> = sizes.iter().copied().filter(|&z| z > zf && z < most).collect();
+            prop_assert_eq!(got.is_some(), !inside.is_empty());
+            if let Some(m) = got {
+                let mid = ((zf as f64).ln() + (most as f64).ln()) / 2.0;
+                let far = |z: u64| ((z as f64).ln() - mid).abs();
+                prop_assert!(inside.contains(&m));
+                prop_assert!(inside.iter().all(|&z| far(m) <= far(z)));
+            }
+        }
+
         #[test]
         fn on_a_monotone_curve_it_is_the_value_nearest_halfway(
             mut tps in prop::collection::vec(1.0f64..1e10, 1..12),
