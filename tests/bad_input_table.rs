@@ -183,6 +183,11 @@ const CASES: &[(&str, i32, &str)] = &[
         "--samples",
     ),
     (
+        "validate --profile $DIR/p.json --target sim:sparc1990 --warmup-min 5s --warmup-max 1s",
+        2,
+        "--warmup-max",
+    ),
+    (
         "validate --profile $DIR/p.json --target sim:sparc1990 --json $DIR/missing/v.json",
         2,
         "cannot write --json",

@@ -77,6 +77,12 @@ pub struct ValidateArgs {
     /// Measurement interval (batch means works on these).
     #[arg(long, value_parser = humantime::parse_duration, default_value = "250ms")]
     pub interval: Duration,
+    /// Shortest warm start of one workload [default: 1s, or --warmup-max
+    /// if that is shorter]. A longer one measures workloads the way they
+    /// settle: on a real target, after the page cache has filled and its
+    /// dirty pages are being written back.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub warmup_min: Option<Duration>,
     /// Longest warm start of one workload [default: 20s; unbounded on sim:].
     #[arg(long, value_parser = humantime::parse_duration)]
     pub warmup_max: Option<Duration>,
@@ -106,7 +112,12 @@ impl ValidateArgs {
             ..RunConfig::default()
         };
         cfg.min_duration = self.min_time.min(cfg.max_duration);
-        cfg.warmup_min = cfg.warmup_min.min(cfg.warmup_max);
+        // A warm-up the user asked for is kept, and RunConfig::validate
+        // says so if it exceeds --warmup-max; the default yields to it.
+        cfg.warmup_min = match self.warmup_min {
+            Some(d) => d,
+            None => cfg.warmup_min.min(cfg.warmup_max),
+        };
         cfg
     }
 
@@ -473,5 +484,46 @@ fn print_report(report: &ValidationReport) {
             })
             .collect();
         println!("by {:<14} {}", p.param, bins.join(" "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: ValidateArgs,
+    }
+
+    fn config(argv: &[&str], sim: bool) -> RunConfig {
+        let cli = Cli::try_parse_from(std::iter::once("validate").chain(argv.iter().copied()))
+            .expect("arguments parse");
+        let stop = Arc::new(AtomicBool::new(false));
+        cli.args.run_config(EngineKind::Psync, sim, stop)
+    }
+
+    #[test]
+    fn the_warm_up_the_user_asks_for_is_kept() {
+        let cfg = config(&["--warmup-min", "40s", "--warmup-max", "60s"], false);
+        assert_eq!(cfg.warmup_min, Duration::from_secs(40));
+        assert_eq!(cfg.warmup_max, Duration::from_secs(60));
+        assert!(cfg.validate().is_ok());
+        // Beyond the real default of --warmup-max (20s): said, not cut.
+        let err = config(&["--warmup-min", "40s"], false)
+            .validate()
+            .unwrap_err();
+        assert!(err.to_string().contains("--warmup-max"), "{err}");
+    }
+
+    #[test]
+    fn the_default_warm_up_yields_to_a_shorter_longest() {
+        let cfg = config(&["--warmup-max", "300ms"], true);
+        assert_eq!(cfg.warmup_min, Duration::from_millis(300));
+        assert!(cfg.validate().is_ok());
+        let cfg = config(&[], false);
+        assert_eq!(cfg.warmup_min, RunConfig::default().warmup_min);
     }
 }
