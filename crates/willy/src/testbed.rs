@@ -809,10 +809,10 @@ impl Testbed {
 ///
 /// On this machine, eleven generators over 2.10 GiB under a 1 GiB cgroup
 /// (4 KiB requests, 88% reads; docs/PERFORMANCE.md, "Measured again"):
-/// 2.4-2.9 GB/s on new files, steady for 40 s, and 0.75-0.85 GB/s measured
+/// 2.3-2.9 GB/s on new files, steady for 40 s, and 0.75-0.85 GB/s measured
 /// again after the pages were dropped and the files' last GiB read back
-/// in order (the same files cached, and the same pages of them, but four
-/// shares cached whole on new files against five missing 8% each).
+/// in order (the same files cached right after, but while measuring, four
+/// shares cached whole on new files against five missing 2-13% each).
 /// 1 MiB requests with sixteen generators over 3.2 GiB went the other way:
 /// 1.6 GB/s on new files, 4.6 measured again.
 fn remade(measured: bool, total: u64, limit: Option<u64>) -> bool {
