@@ -659,10 +659,10 @@ impl Testbed {
         };
         self.placement = Some(offsets.to_vec());
         self.prepare_all(ws, fill)?;
-        let Bed::Real { held, measured, .. } = &mut self.bed else {
+        self.measuring();
+        let Bed::Real { held, .. } = &self.bed else {
             unreachable!("a real target")
         };
-        *measured = true;
         let (_, targets) = held.as_ref().expect("prepared");
         let parts: Vec<(&Workload, &Target)> =
             active.iter().map(|&k| (&ws[k], &targets[k])).collect();
@@ -693,9 +693,7 @@ impl Testbed {
             }
             b.placement = None;
             b.prepare_all(std::slice::from_ref(w), &mut *fill)?;
-            if let Bed::Real { measured, .. } = &mut b.bed {
-                *measured = true;
-            }
+            b.measuring();
         }
         let targets: Vec<&Target> = beds
             .iter()
@@ -743,6 +741,13 @@ impl Testbed {
         }
     }
 
+    /// Notes that the files held are about to be measured on ([`remade`]).
+    fn measuring(&mut self) {
+        if let Bed::Real { measured, .. } = &mut self.bed {
+            *measured = true;
+        }
+    }
+
     /// [`measure_observed`](Self::measure_observed) on every rank.
     fn measure_here(
         &mut self,
@@ -752,9 +757,7 @@ impl Testbed {
         observe: &mut dyn FnMut(&Snapshot),
     ) -> Result<Vec<Measurement>, Error> {
         self.prepare_all(ws, fill)?;
-        if let Bed::Real { measured, .. } = &mut self.bed {
-            *measured = true;
-        }
+        self.measuring();
         let (locals, clustered);
         let (ws, cfg) = match &self.cluster {
             None => (ws, cfg),
