@@ -30,7 +30,10 @@
 //!   the sizeMean curve ([`Predictor::writes_by_size`]). And a size's gain
 //!   changes with uniqueBytes and, between the first region and the last,
 //!   with the generators as the scaler measured it elsewhere
-//!   ([`Predictor::sizes_by_unique`], [`Predictor::sizes_by_generators`]).
+//!   ([`Predictor::sizes_by_unique`], [`Predictor::sizes_by_generators`]);
+//!   and readFrac's, in every region but the last, with the generators
+//!   as the scaler measured all reads and all writes at the processNum
+//!   curve's most ([`Predictor::reads_by_generators`]).
 //! - **Curves kept clean of it.** A processNum curve measured beyond the
 //!   cache has points whose shares fit the cache; they mix the two classes
 //!   and are left out of that curve (it is then flat beyond its last clean
@@ -492,6 +495,7 @@ fn prepared(p: &Profile) -> Result<Predictor, PredictError> {
         .writes_by_size()
         .sizes_by_unique()
         .sizes_by_generators()
+        .reads_by_generators()
         .bounded_by_peak()
         .no_faster_than_the_region_before())
 }

@@ -604,3 +604,29 @@ fn kinds_are_measured_at_the_ends_of_sizemean() {
     }
     assert!(last > 0, "sparc1990 has a cache region");
 }
+
+#[test]
+fn kinds_are_measured_at_the_most_generators() {
+    let s = scaled("sparc1990");
+    let p = profile_of(&s);
+    let last = s.regions.len() - 1;
+    for (k, r) in s.regions.iter().enumerate() {
+        let most = r
+            .curves
+            .process_num
+            .iter()
+            .map(|&i| s.points[i].workload.process_num)
+            .max()
+            .unwrap();
+        let ends = p.reads_by_generators(k);
+        if k == last || most <= r.focal.process_num {
+            assert_eq!(ends, None, "region {k}");
+            continue;
+        }
+        let (n, reads, writes) = ends.expect("all reads and all writes at the most generators");
+        assert_eq!(n, most, "region {k}");
+        assert_eq!(s.points[reads].workload.read_frac, 1.0);
+        assert_eq!(s.points[writes].workload.read_frac, 0.0);
+    }
+    assert!(last > 0, "sparc1990 has a cache region");
+}

@@ -502,6 +502,41 @@ impl Profile {
             .max_by_key(|(_, s)| s.len())
     }
 
+    /// Region `k`'s points of all reads and of all writes (readFrac 1 and
+    /// 0) at its focal point but for the generators (the scaler's
+    /// generators' kind ends, `scaler::PROCS_ENDS`): the most generators
+    /// other than the focal number at which both were measured, and the
+    /// two points' indices. `None` without them.
+    pub fn reads_by_generators(&self, k: usize) -> Option<(u32, usize, usize)> {
+        let f = &self.regions.get(k)?.focal;
+        let mut by_n = std::collections::BTreeMap::<u32, (Option<usize>, Option<usize>)>::new();
+        for (i, w) in self.points.iter().map(|p| &p.workload).enumerate() {
+            let at = w.unique_bytes == f.unique_bytes
+                && w.size_mean == f.size_mean
+                && w.process_num != f.process_num
+                && alike(
+                    &Workload {
+                        process_num: f.process_num,
+                        ..w.clone()
+                    },
+                    f,
+                );
+            if !at {
+                continue;
+            }
+            let slot = by_n.entry(w.process_num).or_default();
+            if w.read_frac == 1.0 {
+                slot.0 = slot.0.or(Some(i));
+            } else if w.read_frac == 0.0 {
+                slot.1 = slot.1.or(Some(i));
+            }
+        }
+        by_n.into_iter().rev().find_map(|(n, pair)| match pair {
+            (Some(r), Some(w)) => Some((n, r, w)),
+            _ => None,
+        })
+    }
+
     /// Region `k`'s [`plateau`], widened by [`SPAN_SLACK`]: whether
     /// `u` bytes lies on it.
     pub fn on_plateau(&self, k: usize, u: u64) -> bool {
@@ -853,6 +888,33 @@ mod tests {
         );
         assert!(again > small);
         assert_eq!(p.sizes_by_generators(1), None);
+    }
+
+    #[test]
+    fn reads_by_generators_take_the_most_generators_with_both_ends() {
+        let mut p = sample();
+        assert_eq!(p.reads_by_generators(0), None);
+        let f = p.regions[0].focal.clone();
+        let base = p.points[1].clone();
+        let add = |p: &mut Profile, z: u64, n: u32, read: f64, seq: f64| {
+            let mut q = base.clone();
+            q.workload = Workload::of(f.unique_bytes.0, z, read, seq, n);
+            p.points.push(q);
+            p.points.len() - 1
+        };
+        let z = f.size_mean.0;
+        let reads = add(&mut p, z, 8, 1.0, f.seq_frac);
+        let writes = add(&mut p, z, 8, 0.0, f.seq_frac);
+        add(&mut p, z, 16, 1.0, f.seq_frac); // reads only
+        add(&mut p, z, 16, 0.0, 0.9); // another seqFrac
+        add(&mut p, 4096, 16, 0.0, f.seq_frac); // another size
+        let again = add(&mut p, z, 8, 1.0, f.seq_frac); // the first counts
+        assert_eq!(p.reads_by_generators(0), Some((8, reads, writes)));
+        assert!(again > reads);
+        add(&mut p, z, 4, 0.0, f.seq_frac); // fewer generators
+        add(&mut p, z, 4, 1.0, f.seq_frac);
+        assert_eq!(p.reads_by_generators(0), Some((8, reads, writes)));
+        assert_eq!(p.reads_by_generators(1), None);
     }
 
     #[test]
