@@ -797,6 +797,7 @@ pub struct Predictor {
     size_unique: bool,
     /// Whether [`Predictor::sizes_by_generators`] applies.
     size_procs: bool,
+    /// Whether [`Predictor::reads_by_generators`] applies.
     read_procs: bool,
 }
 
