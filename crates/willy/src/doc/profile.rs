@@ -403,23 +403,38 @@ impl Profile {
         let Some(f) = self.regions.get(k).map(|r| &r.focal) else {
             return Vec::new();
         };
-        let mut by_size = std::collections::BTreeMap::new();
-        for (i, w) in self.points.iter().map(|p| &p.workload).enumerate() {
+        self.kind_pairs(|w| {
             let at = w.unique_bytes == f.unique_bytes && w.size_mean != f.size_mean && alike(w, f);
-            if !at {
+            at.then_some(w.size_mean.0)
+        })
+        .into_iter()
+        .map(|(z, (r, w))| (z, r, w))
+        .collect()
+    }
+
+    /// The points of all reads and of all writes (readFrac 1 and 0) that
+    /// `key` places (`None`: left out), the first measured of each, paired
+    /// by key where both were measured.
+    fn kind_pairs<K: Ord>(
+        &self,
+        key: impl Fn(&Workload) -> Option<K>,
+    ) -> std::collections::BTreeMap<K, (usize, usize)> {
+        let mut by_key = std::collections::BTreeMap::<K, (Option<usize>, Option<usize>)>::new();
+        for (i, w) in self.points.iter().map(|p| &p.workload).enumerate() {
+            let Some(k) = key(w) else {
                 continue;
-            }
-            let slot = by_size.entry(w.size_mean.0).or_insert((None, None));
+            };
+            let slot = by_key.entry(k).or_default();
             if w.read_frac == 1.0 {
                 slot.0 = slot.0.or(Some(i));
             } else if w.read_frac == 0.0 {
                 slot.1 = slot.1.or(Some(i));
             }
         }
-        by_size
+        by_key
             .into_iter()
-            .filter_map(|(z, pair)| match pair {
-                (Some(r), Some(w)) => Some((z, r, w)),
+            .filter_map(|(k, pair)| match pair {
+                (Some(r), Some(w)) => Some((k, (r, w))),
                 _ => None,
             })
             .collect()
@@ -509,8 +524,7 @@ impl Profile {
     /// two points' indices. `None` without them.
     pub fn reads_by_generators(&self, k: usize) -> Option<(u32, usize, usize)> {
         let f = &self.regions.get(k)?.focal;
-        let mut by_n = std::collections::BTreeMap::<u32, (Option<usize>, Option<usize>)>::new();
-        for (i, w) in self.points.iter().map(|p| &p.workload).enumerate() {
+        let at = |w: &Workload| {
             let at = w.unique_bytes == f.unique_bytes
                 && w.size_mean == f.size_mean
                 && w.process_num != f.process_num
@@ -521,20 +535,10 @@ impl Profile {
                     },
                     f,
                 );
-            if !at {
-                continue;
-            }
-            let slot = by_n.entry(w.process_num).or_default();
-            if w.read_frac == 1.0 {
-                slot.0 = slot.0.or(Some(i));
-            } else if w.read_frac == 0.0 {
-                slot.1 = slot.1.or(Some(i));
-            }
-        }
-        by_n.into_iter().rev().find_map(|(n, pair)| match pair {
-            (Some(r), Some(w)) => Some((n, r, w)),
-            _ => None,
-        })
+            at.then_some(w.process_num)
+        };
+        let (n, (r, w)) = self.kind_pairs(at).pop_last()?;
+        Some((n, r, w))
     }
 
     /// Region `k`'s [`plateau`], widened by [`SPAN_SLACK`]: whether
