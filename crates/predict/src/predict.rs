@@ -1649,14 +1649,10 @@ impl Predictor {
             let ratio = match param {
                 Param::ProcessNum if procs.is_finite() => procs,
                 Param::ProcessNum => t / at_focal / overlap,
-                Param::ReadFrac if !last => {
-                    let ratio = if by_size {
-                        Self::read_by_size(r, w, t, size_at)
-                    } else {
-                        t / at_focal
-                    };
-                    ratio * self.read_elsewhere(r, w)
+                Param::ReadFrac if by_size => {
+                    Self::read_by_size(r, w, t, size_at) * self.read_elsewhere(r, w)
                 }
+                Param::ReadFrac if !last => t / at_focal * self.read_elsewhere(r, w),
                 Param::SizeMean if !last => t / at_focal * self.size_elsewhere(r, w, x, x_unique),
                 _ => t / at_focal,
             };
