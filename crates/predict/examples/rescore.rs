@@ -38,7 +38,11 @@
 //! prediction). Printed: the median over the workloads of each part's
 //! standard deviation from run to run, which shows the curves whose
 //! points move a prediction most (docs/PERFORMANCE.md, "Where the error
-//! comes from").
+//! comes from"). Before that, for each run and region: the median over
+//! its workloads of how far each part, the whole prediction and what was
+//! measured lay from that workload's median over the runs (in the log,
+//! workloads validated in at least three runs), which shows whether a
+//! run's miss in a region came from its profile or from its measurements.
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use willy::doc::validation::ValidationReport;
@@ -199,14 +203,59 @@ const PARTS: [&str; 6] = [
     "processNum",
 ];
 
+/// One workload's prediction taken apart in one run ([`taken_apart`]):
+/// the run's number, the workload's region, the parts and the log of
+/// what was measured.
+type Taken = (usize, usize, [f64; 6], f64);
+
+/// `--factors`' table by run and region, for model `name`: see the module
+/// documentation.
+fn by_run(name: &str, each: &BTreeMap<(u64, u64, u32), Vec<Taken>>) {
+    // Per run and region, each workload's six parts, whole prediction and
+    // measured, less that workload's median over the runs.
+    let mut dev: BTreeMap<(usize, usize), Vec<[f64; 8]>> = BTreeMap::new();
+    for v in each.values().filter(|v| v.len() > 2) {
+        let all = |x: &Taken| {
+            let mut a = [0.0; 8];
+            a[..6].copy_from_slice(&x.2);
+            (a[6], a[7]) = (x.2.iter().sum(), x.3);
+            a
+        };
+        let mid: [f64; 8] =
+            std::array::from_fn(|j| median(&v.iter().map(|x| all(x)[j]).collect::<Vec<_>>()));
+        for x in v {
+            let a = all(x);
+            dev.entry((x.0, x.1))
+                .or_default()
+                .push(std::array::from_fn(|j| a[j] - mid[j]));
+        }
+    }
+    println!("{name}: by run and region, median distance from each workload's median over the runs, log %");
+    println!(
+        "run region workloads | {} | prediction | measured",
+        PARTS.join(" ")
+    );
+    for ((run, region), ds) in &dev {
+        let at = |j: usize| 100.0 * median(&ds.iter().map(|d| d[j]).collect::<Vec<_>>());
+        let parts: Vec<String> = (0..6).map(|j| format!("{:+.1}", at(j))).collect();
+        println!(
+            "{run} {region} {} | {} | {:+.1} | {:+.1}",
+            ds.len(),
+            parts.join(" "),
+            at(6),
+            at(7)
+        );
+    }
+}
+
 /// `--factors`: see the module documentation.
 fn factors(pairs: &[(String, String)]) -> Result<(), String> {
     let mut reference: Option<Workload> = None;
     let mut names = Vec::new();
-    // For each model, each workload's parts in each run.
-    type Parts = BTreeMap<(u64, u64, u32), Vec<[f64; 6]>>;
-    let mut parts: Vec<Parts> = Vec::new();
-    for (profile, validation) in pairs {
+    // For each model, each workload's parts in each run: the run, the
+    // region, the parts and the log of what was measured.
+    let mut parts: Vec<BTreeMap<(u64, u64, u32), Vec<Taken>>> = Vec::new();
+    for (run, (profile, validation)) in pairs.iter().enumerate() {
         let (p, v, models, last) = load(profile, validation)?;
         let Some(first) = p.regions.first() else {
             return Err(format!("{profile}: no regions"));
@@ -219,18 +268,22 @@ fn factors(pairs: &[(String, String)]) -> Result<(), String> {
             let key = key(w);
             for (m, (_, model)) in models.iter().enumerate() {
                 let at = taken_apart(model.as_ref(), &r, w);
-                parts[m].entry(key).or_default().push(at);
+                let taken = (run, x.region, at, x.measured_bytes_per_sec.ln());
+                parts[m].entry(key).or_default().push(taken);
             }
         }
     }
+    for (name, each) in names.iter().zip(&parts) {
+        by_run(name, each);
+    }
     println!("run to run, median standard deviation of each part of the log of a prediction, %");
     for (name, each) in names.iter().zip(&parts) {
-        let runs: Vec<&Vec<[f64; 6]>> = each.values().filter(|v| v.len() > 1).collect();
+        let runs: Vec<&Vec<Taken>> = each.values().filter(|v| v.len() > 1).collect();
         let mut line = format!("{name:<6} ({} workloads)", runs.len());
         for (j, part) in PARTS.iter().enumerate() {
             let sds: Vec<f64> = runs
                 .iter()
-                .map(|v| sd(&v.iter().map(|x| x[j]).collect::<Vec<_>>()))
+                .map(|v| sd(&v.iter().map(|x| x.2[j]).collect::<Vec<_>>()))
                 .collect();
             line += &format!(" {part} {:.1}", median(&sds) * 100.0);
         }
