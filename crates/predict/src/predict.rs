@@ -341,13 +341,18 @@ fn ci_of(p: &Profile, i: usize) -> f64 {
     p.points[i].ci95_rel.unwrap_or(0.0)
 }
 
+/// [`ci_of`] the first of points `idx` whose workload `hit` holds, 0
+/// where none does.
+fn curve_ci(p: &Profile, idx: &[usize], hit: impl Fn(&Workload) -> bool) -> f64 {
+    idx.iter()
+        .find(|&&i| hit(&p.points[i].workload))
+        .map_or(0.0, |&i| ci_of(p, i))
+}
+
 /// [`ci_of`] region `k`'s sizeMean curve's point at size `z`, 0 where the
 /// curve has none.
 fn size_curve_ci(p: &Profile, k: usize, z: u64) -> f64 {
-    let c = &p.regions[k].curves.size_mean;
-    c.iter()
-        .find(|&&i| p.points[i].workload.size_mean.0 == z)
-        .map_or(0.0, |&i| ci_of(p, i))
+    curve_ci(p, &p.regions[k].curves.size_mean, |w| w.size_mean.0 == z)
 }
 
 /// How a region's sizeMean curve changes with uniqueBytes
@@ -547,17 +552,12 @@ impl ReadByGenerators {
         if nm <= nf {
             return None;
         }
-        let ci = |i: usize| ci_of(p, i);
-        let curve_ci = |idx: &[usize], hit: &dyn Fn(&Workload) -> bool| {
-            idx.iter()
-                .find(|&&i| hit(&p.points[i].workload))
-                .map_or(0.0, |&i| ci(i))
-        };
         let gain = procs.at(nm).0 / procs.at(nf).0;
-        let ci_gain = curve_ci(&r.curves.process_num, &|w| f64::from(w.process_num) == nm);
+        let ci_gain = curve_ci(p, &r.curves.process_num, |w| f64::from(w.process_num) == nm);
         let end = |v: f64, i: usize| {
             let l = (leveled(p, i, focal) / read.at(v).0 / gain).ln();
-            let noise = ci(i) + ci_gain + curve_ci(&r.curves.read_frac, &|w| w.read_frac == v);
+            let noise =
+                ci_of(p, i) + ci_gain + curve_ci(p, &r.curves.read_frac, |w| w.read_frac == v);
             (v, if l.abs() > noise { l } else { 0.0 })
         };
         let pts = vec![end(0.0, iw), (f.read_frac, 0.0), end(1.0, ir)];
