@@ -127,6 +127,7 @@ fn header(report: &RunReport) -> String {
         }
     );
     s.push_str(&stall(r));
+    s.push_str(&transient(r));
     s.push_str(&extras(report));
     let _ = writeln!(s);
     s
@@ -181,6 +182,29 @@ fn extras(report: &RunReport) -> String {
         );
     }
     s
+}
+
+/// The line that says a measurement began before its steady state (the
+/// rest's throughput further from the whole's than the stopping rule's
+/// target), or nothing.
+fn transient(r: &willy::report::Measurement) -> String {
+    let st = &r.stopping;
+    let (d, n) = (st.transient_intervals as f64, st.intervals as f64);
+    let Some(steady) = st.steady_throughput_bytes_per_sec else {
+        return String::new();
+    };
+    let whole = st.interval_throughput.iter().sum::<f64>() / n.max(1.0);
+    if d == 0.0 || d >= n || whole <= 0.0 || (steady / whole - 1.0).abs() <= st.target_ci95_rel {
+        return String::new();
+    }
+    let before = (whole * n - steady * (n - d)) / d;
+    format!(
+        "transient  the first {:.2} s ran at {}, the {:.2} s after at {} (MSER-5): the throughput above averages both; a longer warm start (--warmup-min) measures the steady state alone\n",
+        d * st.interval_secs,
+        rate(before.max(0.0)),
+        (n - d) * st.interval_secs,
+        rate(steady)
+    )
 }
 
 /// The line that says a measurement stalled, or nothing.

@@ -54,7 +54,7 @@ fn f(v: &Value, path: &str) -> f64 {
 
 fn check(v: &Value, engine: &str, direct: bool, read_frac: f64) {
     assert_eq!(v["kind"], "willy-run");
-    assert_eq!(v["schema_version"], 6);
+    assert_eq!(v["schema_version"], 7);
     assert_eq!(v["engine"], engine);
     assert_eq!(v["simulated"], false);
     assert_eq!(v["target"]["kind"], "files");

@@ -145,7 +145,7 @@ fn a_stalled_point_is_not_met_and_says_so() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).expect("stdout is the JSON alone");
-    assert_eq!(v["schema_version"], 6);
+    assert_eq!(v["schema_version"], 7);
     assert_eq!(v["stopping"]["stalled"], true, "{}", stderr(&o));
     assert_eq!(v["stopping"]["target_met"], false);
     assert!(stderr(&o).contains("STALLED"), "{}", stderr(&o));

@@ -367,6 +367,7 @@ pub fn combine(ends: &[RankEnd], hosts: &[String], stonewall: Option<u64>) -> Me
         .collect();
     let ci = batch_means(&series);
     let stall = stalled(&series);
+    let (transient, steady) = crate::stats::steady(&series);
     let (user, sys) = (
         ms.iter().map(|m| m.cpu.user_secs).sum::<f64>(),
         ms.iter().map(|m| m.cpu.system_secs).sum::<f64>(),
@@ -403,6 +404,8 @@ pub fn combine(ends: &[RankEnd], hosts: &[String], stonewall: Option<u64>) -> Me
             stalled: stall,
             batches: ci.batches as u64,
             interval_throughput: series,
+            transient_intervals: transient as u64,
+            steady_throughput_bytes_per_sec: Some(steady),
             ..first.stopping.clone()
         },
         reads,

@@ -112,11 +112,7 @@ pub fn total(ms: &[Measurement]) -> Measurement {
             bytes: ms.iter().map(|m| m.warmup.bytes).sum(),
             complete: ms.iter().all(|m| m.warmup.complete),
         },
-        stopping: crate::report::StoppingInfo {
-            target_met: ms.iter().all(|m| m.stopping.target_met),
-            stalled: ms.iter().any(|m| m.stopping.stalled),
-            ..first.stopping.clone()
-        },
+        stopping: stopping(ms),
         reads,
         writes,
         cpu: longest.cpu.clone(),
@@ -239,6 +235,26 @@ fn measure_bus(
         info,
         system: crate::sysinfo::SystemInfo::simulated(&sim),
     })
+}
+
+/// The targets' stopping rules together: met where every one was, stalled
+/// where any was, and each target's own steady state added (the first
+/// target's series and settings otherwise).
+fn stopping(ms: &[Measurement]) -> crate::report::StoppingInfo {
+    crate::report::StoppingInfo {
+        target_met: ms.iter().all(|m| m.stopping.target_met),
+        stalled: ms.iter().any(|m| m.stopping.stalled),
+        transient_intervals: ms
+            .iter()
+            .map(|m| m.stopping.transient_intervals)
+            .max()
+            .unwrap_or(0),
+        steady_throughput_bytes_per_sec: ms
+            .iter()
+            .map(|m| m.stopping.steady_throughput_bytes_per_sec)
+            .sum(),
+        ..ms[0].stopping.clone()
+    }
 }
 
 #[cfg(test)]

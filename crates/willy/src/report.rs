@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 /// Version 2 added `stopping.stalled`; version 5 runs on several targets
 /// (`targets`, `rounds_kept`, and `target` as the targets joined);
 /// version 6 the simulated host's CPU time in `cpu` and
-/// `device_busy_frac`.
-pub const RUN_SCHEMA_VERSION: u32 = 6;
+/// `device_busy_frac`; version 7 `stopping.transient_intervals` and
+/// `stopping.steady_throughput_bytes_per_sec`.
+pub const RUN_SCHEMA_VERSION: u32 = 7;
 
 /// One measured workload.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -283,6 +284,15 @@ pub struct StoppingInfo {
     pub max_secs: f64,
     /// Throughput of each interval, bytes per second: the raw series.
     pub interval_throughput: Vec<f64>,
+    /// Intervals at the start that were not yet the steady state (MSER-5,
+    /// `willy::stats::transient`), 0 when none was found. The throughput
+    /// above still counts them. Absent before run document version 7.
+    #[serde(default)]
+    pub transient_intervals: u64,
+    /// Throughput over the intervals after `transient_intervals`, bytes per
+    /// second. Absent before run document version 7.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_throughput_bytes_per_sec: Option<f64>,
 }
 
 /// The JSON Schema of [`RunReport`], pretty-printed.

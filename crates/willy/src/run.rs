@@ -1190,6 +1190,7 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
     let series = m.series(n);
     let ci = batch_means(&series);
     let stall = stalled(&series);
+    let (transient, steady) = crate::stats::steady(&series);
     let (c0, c1) = *m.cpu.lock().unwrap();
     let (c0, c1) = (c0.unwrap_or_default(), c1.unwrap_or_else(cpu_times));
     let (user, sys) = (c1.0 - c0.0, c1.1 - c0.1);
@@ -1220,6 +1221,8 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
             min_secs: m.min as f64 / 1e9,
             max_secs: m.max as f64 / 1e9,
             interval_throughput: series,
+            transient_intervals: transient as u64,
+            steady_throughput_bytes_per_sec: Some(steady),
         },
         reads,
         writes,

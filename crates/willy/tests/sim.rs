@@ -376,3 +376,42 @@ fn sequential_reads_on_a_geometry_stream_at_the_media_rate() {
         want / 1e6
     );
 }
+
+/// sim:sparc1990, 16 generators over 55 MiB: for about a minute every
+/// generator waits on the disk, then the shares of a few stay cached and
+/// they run at memory speed. Measured from the usual warm start (one pass
+/// over uniqueBytes), the throughput averages both, and the measurement
+/// says where its steady state began; from a warm start past that minute
+/// it is the steady state alone.
+#[test]
+fn a_measurement_that_begins_before_its_steady_state_says_so() {
+    let w = workload(55 << 20, 32 << 10, 0.5, 0.5, 16);
+    let sim = preset("sparc1990");
+    // What `willy run --target sim:sparc1990` does: up to 600 s (virtual).
+    let cfg = RunConfig {
+        max_duration: Duration::from_secs(600),
+        warmup_max: Duration::from_secs(600),
+        ..RunConfig::default()
+    };
+    let (m, _) = run_sim(&w, &cfg, &sim, false).unwrap();
+    let st = &m.stopping;
+    let steady = st.steady_throughput_bytes_per_sec.unwrap();
+    let cut = st.transient_intervals as f64 * st.interval_secs;
+    assert!((20.0..200.0).contains(&cut), "transient of {cut} s");
+    assert!(
+        steady > 1.05 * m.throughput_bytes_per_sec,
+        "steady {steady} against {}",
+        m.throughput_bytes_per_sec
+    );
+    let warm = RunConfig {
+        warmup_min: Duration::from_secs(120),
+        ..cfg
+    };
+    let (later, _) = run_sim(&w, &warm, &sim, false).unwrap();
+    assert_eq!(later.stopping.transient_intervals, 0);
+    let ratio = later.throughput_bytes_per_sec / steady;
+    assert!(
+        (0.95..1.1).contains(&ratio),
+        "steady state {ratio} of the cut's"
+    );
+}
