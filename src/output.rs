@@ -193,7 +193,7 @@ fn transient(r: &willy::report::Measurement) -> String {
     let Some(steady) = st.steady_throughput_bytes_per_sec else {
         return String::new();
     };
-    let whole = st.interval_throughput.iter().sum::<f64>() / n.max(1.0);
+    let whole = r.throughput_bytes_per_sec;
     if d == 0.0 || d >= n || whole <= 0.0 || (steady / whole - 1.0).abs() <= st.target_ci95_rel {
         return String::new();
     }
