@@ -151,7 +151,7 @@ fn drift_is_each_focal_point_again(preset: &str, v: &serde_json::Value) {
 /// 0.1 percentage point).
 fn both_models_side_by_side(preset: &str, v: &serde_json::Value) {
     assert_eq!(v["model"], "willy");
-    assert_eq!(v["schema_version"], 4);
+    assert_eq!(v["schema_version"], 5);
     let points = v["points"].as_array().unwrap();
     for p in points {
         let by = &p["error_by_model"];

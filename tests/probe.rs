@@ -126,7 +126,7 @@ fn scale_with_probe_puts_the_boundary_and_efficient_size_on_the_size_curve() {
             .arg(&profile),
     );
     let p: Value = serde_json::from_str(&std::fs::read_to_string(&profile).unwrap()).unwrap();
-    assert_eq!(p["schema_version"], 7);
+    assert_eq!(p["schema_version"], 8);
     assert_eq!(p["probe"]["boundaries"]["track_bytes"][0], 351_232);
     let efficient = p["probe"]["efficient_size_bytes"].as_u64().unwrap();
     let sizes: Vec<u64> = p["regions"][0]["curves"]["sizeMean"]

@@ -38,6 +38,31 @@ fn writes_a_valid_profile_that_finds_the_cache() {
     );
 }
 
+/// Beyond sim:sparc1990's cache, sixteen generators keep some shares
+/// cached, but only after a minute or so: the profile's point says where
+/// its steady state began (docs/MEASUREMENT.md, "Transients"); points that
+/// were steady from the start record nothing.
+#[test]
+fn a_point_that_settles_late_records_its_steady_state() {
+    let d = Dir::new();
+    let p = d.join("sparc.json");
+    let o = willy()
+        .args(["run", "--scale", "--target", "sim:sparc1990", "--profile"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let prof = Profile::from_json(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    let curve = &prof.regions.last().unwrap().curves.process_num;
+    let most = curve.iter().map(|&i| &prof.points[i]);
+    let most = most.max_by_key(|p| p.workload.process_num).unwrap();
+    assert_eq!(most.workload.process_num, 16);
+    let steady = most.steady_bytes_per_sec.expect("a transient");
+    let whole = most.throughput_bytes_per_sec;
+    assert!(steady > 1.1 * whole, "{steady} against {whole}");
+    assert!(prof.points.iter().any(|p| p.steady_bytes_per_sec.is_none()));
+}
+
 #[test]
 fn resume_after_kill_9_measures_nothing_twice_and_gives_the_same_profile() {
     let d = Dir::new();

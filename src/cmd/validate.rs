@@ -144,6 +144,21 @@ impl Passes<'_> {
     /// Throughput of each workload in pass `pass`, with generators seeded
     /// `seed`.
     fn measure(&mut self, ws: &[Workload], pass: &str, seed: u64) -> Result<Vec<f64>, Error> {
+        Ok(self
+            .measure_steady(ws, pass, seed)?
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect())
+    }
+
+    /// [`Passes::measure`], each throughput with the steady state's after
+    /// a transient at its start, where one was found.
+    fn measure_steady(
+        &mut self,
+        ws: &[Workload],
+        pass: &str,
+        seed: u64,
+    ) -> Result<Vec<(f64, Option<f64>)>, Error> {
         let mut c = self.cfg.clone();
         c.seed = seed;
         let setting = Setting {
@@ -168,7 +183,12 @@ impl Passes<'_> {
                 human_bytes(t),
                 if fresh { "measured" } else { "resumed" }
             );
-            out.push(t);
+            let st = &m.stopping;
+            out.push((
+                t,
+                st.steady_throughput_bytes_per_sec
+                    .filter(|_| st.transient_intervals > 0),
+            ));
         }
         Ok(out)
     }
@@ -301,7 +321,7 @@ fn measure_all(
     let block = profile.regions[0].focal.block_size.0;
     let ws = random_workloads(&profile.ranges, args.samples, args.seed, block);
     let drift = drift(profile, passes, args.seed)?;
-    let first = passes.measure(&ws, "workload", args.seed)?;
+    let first = passes.measure_steady(&ws, "workload", args.seed)?;
     let again = passes.measure(&ws, "repeat", args.seed.wrapping_add(1))?;
     let baseline = match args.baseline {
         Some(_) => Some(baseline(args, profile, passes, block)?),
@@ -310,11 +330,12 @@ fn measure_all(
     let points: Vec<ValidatedPoint> = ws
         .iter()
         .zip(first.iter().zip(&again))
-        .map(|(w, (&m, &r))| {
+        .map(|(w, (&(m, steady), &r))| {
             let p = pred.predict(w);
             ValidatedPoint {
                 workload: w.clone(),
                 measured_bytes_per_sec: m,
+                measured_steady_bytes_per_sec: steady,
                 repeat_bytes_per_sec: r,
                 predicted_bytes_per_sec: p.predicted_throughput_bytes_per_sec,
                 error: rel_error(p.predicted_throughput_bytes_per_sec, m),
@@ -443,6 +464,9 @@ fn print_report(report: &ValidationReport) {
     );
     if let Some(drift) = report.drift_summary() {
         println!("drift             {drift} (each region's focal point now against the profile)");
+    }
+    if let Some(t) = report.transients_summary(0.05) {
+        println!("transients        {t}");
     }
     print_models(report);
     if let Some(b) = &report.baseline {

@@ -13,6 +13,10 @@
 //! prediction is scaled by its region's drift (the validation's focal
 //! point again over the profile's, `1 + change`), as a user who measured
 //! the focal points again could (docs/PREDICTION.md, "What was tried").
+//! With `--steady`, every profile point and validated workload whose
+//! measurement began before its steady state is taken at that state
+//! (`steady_bytes_per_sec`, `measured_steady_bytes_per_sec`; profiles of
+//! version 8 and validations of version 5 on).
 //!
 //! With `--split`, the pairs are runs that validated the same workloads
 //! (the same `--seed`), and the error is split into the model's and the
@@ -61,9 +65,20 @@ fn load(
     profile: &str,
     validation: &str,
 ) -> Result<(Profile, ValidationReport, Vec<Named>, usize), String> {
-    let p = Profile::from_json(&read(profile)?).map_err(|e| format!("{profile}: {e}"))?;
-    let v = ValidationReport::from_json(&read(validation)?)
+    let mut p = Profile::from_json(&read(profile)?).map_err(|e| format!("{profile}: {e}"))?;
+    let mut v = ValidationReport::from_json(&read(validation)?)
         .map_err(|e| format!("{validation}: {e}"))?;
+    if STEADY.load(std::sync::atomic::Ordering::Relaxed) {
+        for x in &mut p.points {
+            x.throughput_bytes_per_sec =
+                x.steady_bytes_per_sec.unwrap_or(x.throughput_bytes_per_sec);
+        }
+        for x in &mut v.points {
+            x.measured_bytes_per_sec = x
+                .measured_steady_bytes_per_sec
+                .unwrap_or(x.measured_bytes_per_sec);
+        }
+    }
     let models = willy_predict::all_models(&p).map_err(|e| format!("{profile}: {e}"))?;
     let last = v.points.iter().map(|x| x.region).max().unwrap_or(0);
     Ok((p, v, models, last))
@@ -362,6 +377,10 @@ fn one(profile: &str, validation: &str, flags: Flags) -> Result<(), String> {
 }
 
 /// What to print and how to score.
+/// `--steady`: every point of the profiles and every validated workload
+/// taken at its steady state where its measurement recorded a transient.
+static STEADY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 #[derive(Clone, Copy)]
 struct Flags {
     points: bool,
@@ -378,14 +397,23 @@ fn main() -> ExitCode {
         all,
         drift: has("--drift"),
     };
+    STEADY.store(has("--steady"), std::sync::atomic::Ordering::Relaxed);
     let split_runs = has("--split");
     let by_part = has("--factors");
     args.retain(|a| {
-        !["--points", "--all", "--drift", "--split", "--factors"].contains(&a.as_str())
+        ![
+            "--points",
+            "--all",
+            "--drift",
+            "--split",
+            "--factors",
+            "--steady",
+        ]
+        .contains(&a.as_str())
     });
     if args.is_empty() || !args.len().is_multiple_of(2) {
         eprintln!(
-            "usage: rescore [--points|--all] [--drift] [--split|--factors] PROFILE VALIDATION [PROFILE VALIDATION ...]"
+            "usage: rescore [--points|--all] [--drift] [--steady] [--split|--factors] PROFILE VALIDATION [PROFILE VALIDATION ...]"
         );
         return ExitCode::from(2);
     }

@@ -534,6 +534,7 @@ mod tests {
                 background: None,
                 cpu_cores_busy,
                 device_busy_frac: None,
+                steady_bytes_per_sec: None,
             });
             p.points.len() - 1
         };

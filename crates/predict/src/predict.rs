@@ -2007,6 +2007,7 @@ mod tests {
                 background: None,
                 cpu_cores_busy: None,
                 device_busy_frac: None,
+                steady_bytes_per_sec: None,
             });
             j
         };

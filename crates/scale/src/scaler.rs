@@ -66,6 +66,8 @@ pub struct Measured {
     pub cpu_cores_busy: Option<f64>,
     /// The share of the time the device was busy, where known.
     pub device_busy_frac: Option<f64>,
+    /// The throughput after a transient at the start, where one was found.
+    pub steady: Option<f64>,
 }
 
 impl From<&willy::report::Measurement> for Measured {
@@ -77,6 +79,9 @@ impl From<&willy::report::Measurement> for Measured {
             duration_secs: m.duration_secs,
             cpu_cores_busy: m.cpu.cores_busy.is_finite().then_some(m.cpu.cores_busy),
             device_busy_frac: m.device_busy_frac,
+            steady: (m.stopping.transient_intervals > 0)
+                .then_some(m.stopping.steady_throughput_bytes_per_sec)
+                .flatten(),
         }
     }
 }
@@ -400,6 +405,7 @@ impl<E> Points<'_, E> {
             duration_secs: m.duration_secs,
             cpu_cores_busy: m.cpu_cores_busy,
             device_busy_frac: m.device_busy_frac,
+            steady_bytes_per_sec: m.steady,
         });
         self.index.insert(key, self.points.len() - 1);
         Ok(self.points.len() - 1)

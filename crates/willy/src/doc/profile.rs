@@ -8,7 +8,10 @@
 //! measured with O_DIRECT; a version-1 profile reads as buffered) and, for
 //! each cache, `size_interval_bytes`, `fit_factor` and `poor_fit` (absent
 //! in version 1); 3 and 4 add `caches` and `mpi`; 5 adds `probe` (what
-//! `willy probe` found first, with `--scale --probe`).
+//! `willy probe` found first, with `--scale --probe`); 6 each point's CPU
+//! time and device busy time; 7 each region's focal repeats; 8 each
+//! point's `steady_bytes_per_sec`, where its measurement began before its
+//! steady state.
 //!
 //! Points are stored once, in `points`; curves refer to them by index, so a
 //! point shared by two curves (every focal point is on all its region's
@@ -26,7 +29,7 @@ use serde::{Deserialize, Serialize};
 pub const IMPROVES: f64 = 1.05;
 
 /// Version of the profile document this willy writes.
-pub const PROFILE_SCHEMA_VERSION: u32 = 7;
+pub const PROFILE_SCHEMA_VERSION: u32 = 8;
 
 /// Why a profile cannot be used.
 pub type ProfileError = DocError;
@@ -203,6 +206,13 @@ pub struct ProfilePoint {
     /// `device_busy_frac`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_busy_frac: Option<f64>,
+    /// Where the measurement began before its steady state: the
+    /// throughput after the transient (the run document's
+    /// `stopping.steady_throughput_bytes_per_sec`), bytes per second;
+    /// absent where none was found and before version 8. The throughput
+    /// above, which prediction uses, counts the whole measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_bytes_per_sec: Option<f64>,
 }
 
 /// One performance region and its family of curves.
@@ -316,7 +326,7 @@ pub struct SizesAt {
 impl Document for Profile {
     const KIND: &'static str = "willy-profile";
     const WHAT: &'static str = "profile";
-    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, 6, PROFILE_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, 6, 7, PROFILE_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy run --scale`";
     fn check(&self) -> Result<(), DocError> {
         self.validate()
@@ -653,6 +663,7 @@ pub fn sample() -> Profile {
         background: None,
         cpu_cores_busy: None,
         device_busy_frac: None,
+        steady_bytes_per_sec: None,
         workload: focal(u),
         throughput_bytes_per_sec: 1e8,
         ci95_rel: Some(0.03),

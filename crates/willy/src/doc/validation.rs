@@ -9,7 +9,8 @@
 //! every model's error beside it (`error_by_model`,
 //! `median_abs_error_by_model`) and the errors per region (`regions`); 4
 //! adds `drift` (each region's focal point measured again before the
-//! workloads, against the profile's measurement of it).
+//! workloads, against the profile's measurement of it); 5 adds each
+//! point's `measured_steady_bytes_per_sec`.
 
 use super::{DocError, Document};
 use crate::engine::EngineKind;
@@ -18,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version of the validation document this willy writes.
-pub const VALIDATION_SCHEMA_VERSION: u32 = 4;
+pub const VALIDATION_SCHEMA_VERSION: u32 = 5;
 
 /// One point of the error CDF: this fraction of workloads had at most this
 /// error.
@@ -59,6 +60,13 @@ pub struct ValidatedPoint {
     pub workload: Workload,
     /// Throughput measured, bytes per second.
     pub measured_bytes_per_sec: f64,
+    /// Where that measurement began before its steady state: the
+    /// throughput after the transient, bytes per second (the run
+    /// document's `stopping.steady_throughput_bytes_per_sec`); absent
+    /// where none was found and before version 5. The error is against
+    /// the whole measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_steady_bytes_per_sec: Option<f64>,
     /// Throughput measured again (the next seed), bytes per second.
     pub repeat_bytes_per_sec: f64,
     /// Throughput predicted from the profile, bytes per second.
@@ -188,7 +196,7 @@ pub struct ValidationReport {
 impl Document for ValidationReport {
     const KIND: &'static str = "willy-validation";
     const WHAT: &'static str = "validation";
-    const VERSIONS: &'static [u32] = &[1, 2, 3, VALIDATION_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, VALIDATION_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy validate`";
     fn check(&self) -> Result<(), DocError> {
         if self.points.is_empty() {
@@ -226,6 +234,35 @@ impl ValidationReport {
                 .map(|d| format!("region {} {:+.1}%", d.region, d.change * 100.0))
                 .collect::<Vec<_>>()
                 .join(", ")
+        })
+    }
+
+    /// The workloads whose measurement began before its steady state,
+    /// that state more than `tol` from the whole (`tol` 0.05: the stopping
+    /// rule's default target), as people read it, with the selected
+    /// model's median error against the steady states instead; `None`
+    /// where there are none (and before version 5).
+    pub fn transients_summary(&self, tol: f64) -> Option<String> {
+        let far = |p: &ValidatedPoint| {
+            p.measured_steady_bytes_per_sec
+                .is_some_and(|s| (s / p.measured_bytes_per_sec - 1.0).abs() > tol)
+        };
+        let n = self.points.iter().filter(|p| far(p)).count();
+        (n > 0).then(|| {
+            let errors: Vec<f64> = self
+                .points
+                .iter()
+                .map(|p| {
+                    let m = p.measured_steady_bytes_per_sec.unwrap_or(p.measured_bytes_per_sec);
+                    (p.predicted_bytes_per_sec / m - 1.0).abs()
+                })
+                .collect();
+            format!(
+                "{n} of {} workloads began more than {:.0}% from their steady state (docs/MEASUREMENT.md, \"Transients\"); against the steady states, the median error is {:.1}%",
+                self.points.len(),
+                tol * 100.0,
+                crate::stats::median(&errors) * 100.0
+            )
         })
     }
 }
@@ -266,5 +303,36 @@ mod tests {
         );
         let err = ValidationReport::from_json("{\"kind\":\"willy-profile\"}").unwrap_err();
         assert!(err.to_string().contains("not a willy validation"), "{err}");
+    }
+
+    #[test]
+    fn transients_are_counted_and_scored_against_their_steady_states() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/figures/real-1g/validation.json"
+        );
+        let mut v = ValidationReport::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert_eq!(
+            v.transients_summary(0.05),
+            None,
+            "a version-1 document has none"
+        );
+        // Three workloads, each predicted at 100: one measured 80 with no
+        // transient, one 50 settling to 100, one 99 settling to 101.
+        v.points.truncate(3);
+        for (p, (m, s)) in
+            v.points
+                .iter_mut()
+                .zip([(80.0, None), (50.0, Some(100.0)), (99.0, Some(101.0))])
+        {
+            p.predicted_bytes_per_sec = 100.0;
+            p.measured_bytes_per_sec = m;
+            p.measured_steady_bytes_per_sec = s;
+        }
+        // Errors against the steady states: 25%, 0% and 1%.
+        let t = v.transients_summary(0.05).unwrap();
+        assert!(t.starts_with("1 of 3 workloads began more than 5%"), "{t}");
+        assert!(t.ends_with("the median error is 1.0%"), "{t}");
+        assert_eq!(v.transients_summary(1.5), None);
     }
 }
