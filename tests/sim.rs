@@ -174,25 +174,9 @@ fn a_busy_point_is_not_stalled() {
 /// throughput, above the whole's.
 #[test]
 fn a_point_that_settles_late_says_where() {
-    let o = willy()
-        .args([
-            "run",
-            "--target",
-            "sim:sparc1990",
-            "--unique-bytes",
-            "55MiB",
-        ])
-        .args([
-            "--size-mean",
-            "32KiB",
-            "--read-frac",
-            "0.5",
-            "--seq-frac",
-            "0.5",
-        ])
-        .args(["--process-num", "16", "--json", "-"])
-        .output()
-        .unwrap();
+    let args = "run --target sim:sparc1990 --unique-bytes 55MiB --size-mean 32KiB \
+                --read-frac 0.5 --seq-frac 0.5 --process-num 16 --json -";
+    let o = willy().args(args.split_whitespace()).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     let cut = v["stopping"]["transient_intervals"].as_u64().unwrap();
