@@ -120,8 +120,9 @@ pub fn transient(xs: &[f64]) -> usize {
     };
     let d = (0..b / 2)
         .filter(|&d| mean(&y[d..]) > 0.0)
-        .min_by(|&i, &j| mser(i).total_cmp(&mser(j)))
-        .unwrap_or(0);
+        .map(|d| (d, mser(d)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(0, |(d, _)| d);
     let kept = &xs[d * MSER_BATCH..];
     let (a, z) = kept.split_at(kept.len() / 2);
     let (ma, mz) = (mean(a), mean(z));
