@@ -2,22 +2,40 @@
 # Measures a validation's last-region (disk-region) workloads again over a
 # long window and scores both models against what the workload settles
 # to, beside what the validation measured (docs/PREDICTION.md, "The disk
-# regions over time"). Simulated presets only; about 10 minutes a preset
-# on one core.
+# regions over time"; docs/PERFORMANCE.md, "The disk region settles
+# late"). About 10 minutes a preset on one core; on real files a minute
+# a workload.
 #
 #   bash benches/last_region_over_time.sh DIR PRESET [SECONDS]
+#   bash benches/last_region_over_time.sh --real PROFILE VALIDATION DATA_DIR [SECONDS]
 #
 # DIR holds PRESET.json (a profile) and v-PRESET.json (its validation), as
 # benches/validate_presets.sh leaves them. Each workload runs SECONDS
 # (default 300) of virtual time in intervals of SECONDS/60; "settled" is
 # the mean of the second half of the intervals, "first" of the first
 # four. Prints one line per workload, then the median absolute errors.
+#
+# With --real, the workloads run on files in DATA_DIR (as root, under the
+# profile's --cache-limit, engine and --direct) for SECONDS of wall
+# time (default 60), with no warm start: from the moment willy has
+# written its files' dirty pages back, as every measurement starts.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:?usage: last_region_over_time.sh DIR PRESET [SECONDS]}
-p=${2:?usage: last_region_over_time.sh DIR PRESET [SECONDS]}
-secs=${3:-300}
-profile="$dir/$p.json" validation="$dir/v-$p.json"
+usage="usage: last_region_over_time.sh DIR PRESET [SECONDS] | --real PROFILE VALIDATION DATA_DIR [SECONDS]"
+if [[ ${1:-} == --real ]]; then
+    profile=${2:?$usage} validation=${3:?$usage} data=${4:?$usage}
+    secs=${5:-60}
+    p=$(basename "$profile" .json)
+    limit=$(jq -r '.cache_limit_bytes // empty' "$profile")
+    direct=$(jq -r 'if .direct then "--direct" else empty end' "$profile")
+    target=("$data" --engine "$(jq -r .engine "$profile")" --warmup-min 0s --warmup-max 0s
+        ${limit:+--cache-limit "$limit"} $direct)
+else
+    dir=${1:?$usage} p=${2:?$usage}
+    secs=${3:-300}
+    profile="$dir/$p.json" validation="$dir/v-$p.json"
+    target=("sim:$p")
+fi
 for f in "$profile" "$validation"; do
     [[ -f $f ]] || { echo "last_region_over_time.sh: no $f" >&2; exit 2; }
 done
@@ -34,7 +52,7 @@ n=$(jq length "$work/workloads.json")
 interval=$(awk -v s="$secs" 'BEGIN { printf "%gms", s * 1000 / 60 }')
 for ((i = 0; i < n; i++)); do
     w=$(jq -c ".[$i]" "$work/workloads.json")
-    "$willy" run --target "sim:$p" \
+    "$willy" run --target "${target[@]}" \
         --unique-bytes "$(jq -r .uniqueBytes <<<"$w")" --size-mean "$(jq -r .sizeMean <<<"$w")" \
         --read-frac "$(jq -r .readFrac <<<"$w")" --seq-frac "$(jq -r .seqFrac <<<"$w")" \
         --process-num "$(jq -r .processNum <<<"$w")" \
