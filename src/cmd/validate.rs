@@ -183,12 +183,7 @@ impl Passes<'_> {
                 human_bytes(t),
                 if fresh { "measured" } else { "resumed" }
             );
-            let st = &m.stopping;
-            out.push((
-                t,
-                st.steady_throughput_bytes_per_sec
-                    .filter(|_| st.transient_intervals > 0),
-            ));
+            out.push((t, m.stopping.steady_after_transient()));
         }
         Ok(out)
     }

@@ -79,9 +79,7 @@ impl From<&willy::report::Measurement> for Measured {
             duration_secs: m.duration_secs,
             cpu_cores_busy: m.cpu.cores_busy.is_finite().then_some(m.cpu.cores_busy),
             device_busy_frac: m.device_busy_frac,
-            steady: (m.stopping.transient_intervals > 0)
-                .then_some(m.stopping.steady_throughput_bytes_per_sec)
-                .flatten(),
+            steady: m.stopping.steady_after_transient(),
         }
     }
 }

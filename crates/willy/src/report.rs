@@ -295,6 +295,15 @@ pub struct StoppingInfo {
     pub steady_throughput_bytes_per_sec: Option<f64>,
 }
 
+impl StoppingInfo {
+    /// The steady state's throughput where the measurement began before
+    /// it (a transient was cut), bytes per second; `None` otherwise.
+    pub fn steady_after_transient(&self) -> Option<f64> {
+        self.steady_throughput_bytes_per_sec
+            .filter(|_| self.transient_intervals > 0)
+    }
+}
+
 /// The JSON Schema of [`RunReport`], pretty-printed.
 pub fn schema() -> String {
     let s = schemars::schema_for!(RunReport);
