@@ -151,7 +151,13 @@ fn drift_is_each_focal_point_again(preset: &str, v: &serde_json::Value) {
 /// 0.1 percentage point).
 fn both_models_side_by_side(preset: &str, v: &serde_json::Value) {
     assert_eq!(v["model"], "willy");
-    assert_eq!(v["schema_version"], 5);
+    assert_eq!(v["schema_version"], 6);
+    // How long each workload was measured (version 6 on).
+    assert!(v["min_time_secs"].as_f64().unwrap() > 0.0, "{preset}");
+    assert!(
+        v["max_time_secs"].as_f64().unwrap() >= v["min_time_secs"].as_f64().unwrap(),
+        "{preset}"
+    );
     let points = v["points"].as_array().unwrap();
     for p in points {
         let by = &p["error_by_model"];

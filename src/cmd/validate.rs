@@ -68,10 +68,13 @@ pub struct ValidateArgs {
     /// Memory cgroup limit for real targets [default: the profile's].
     #[arg(long)]
     pub cache_limit: Option<Bytes>,
-    /// Shortest measurement of one workload (capped by --max-time).
-    #[arg(long, value_parser = humantime::parse_duration, default_value = "5s")]
-    pub min_time: Duration,
-    /// Longest measurement of one workload [default: 20s; 600s on sim:].
+    /// Shortest measurement of one workload, capped by --max-time
+    /// [default: as long as the profile measured its points (their
+    /// median); 5s on sim:].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub min_time: Option<Duration>,
+    /// Longest measurement of one workload [default: twice the profile's
+    /// points, and at least --min-time; 600s on sim:].
     #[arg(long, value_parser = humantime::parse_duration)]
     pub max_time: Option<Duration>,
     /// Measurement interval (batch means works on these).
@@ -94,14 +97,37 @@ pub struct ValidateArgs {
 }
 
 impl ValidateArgs {
-    /// The stopping rule: generous on a simulated system, where time is
-    /// virtual.
-    fn run_config(&self, engine: EngineKind, sim: bool, interrupt: Arc<AtomicBool>) -> RunConfig {
-        let long = if sim { 600 } else { 20 };
+    /// The stopping rule. On a real target, as long as the profile
+    /// measured its points (`typical`, their median duration): beyond
+    /// the page cache, what a workload with writes measures depends on
+    /// how long after its dirty pages were written back it is measured
+    /// (docs/MEASUREMENT.md, "Real files settle late"), and the
+    /// predictions come from points measured that long. Generous on a
+    /// simulated system, where time is virtual: 5 s to 600 s.
+    fn run_config(
+        &self,
+        engine: EngineKind,
+        sim: bool,
+        typical: Option<Duration>,
+        interrupt: Arc<AtomicBool>,
+    ) -> RunConfig {
+        // At least the intervals batch means needs.
+        let floor = self.interval * willy::stats::MIN_BATCHES as u32;
+        let (min, long) = match typical {
+            Some(t) if !sim => {
+                let t = t.max(floor);
+                let min = self.min_time.unwrap_or(t);
+                (min, (t * 2).max(min))
+            }
+            _ => (
+                self.min_time.unwrap_or(Duration::from_secs(5)),
+                Duration::from_secs(if sim { 600 } else { 20 }),
+            ),
+        };
         let mut cfg = RunConfig {
             engine,
             seed: self.seed,
-            max_duration: self.max_time.unwrap_or(Duration::from_secs(long)),
+            max_duration: self.max_time.unwrap_or(long),
             interval: self.interval,
             warmup_max: self.warmup_max.unwrap_or(Duration::from_secs(if sim {
                 20_000
@@ -111,7 +137,7 @@ impl ValidateArgs {
             interrupt,
             ..RunConfig::default()
         };
-        cfg.min_duration = self.min_time.min(cfg.max_duration);
+        cfg.min_duration = min.min(cfg.max_duration);
         // A warm-up the user asked for is kept, and RunConfig::validate
         // says so if it exceeds --warmup-max; the default yields to it.
         cfg.warmup_min = match self.warmup_min {
@@ -215,8 +241,21 @@ fn open(
             profile.engine.name()
         );
     }
-    let cfg = args.run_config(engine, sim, interrupt.clone());
+    let typical = profile.median_point_secs().map(Duration::from_secs_f64);
+    let cfg = args.run_config(engine, sim, typical, interrupt.clone());
     cfg.validate()?;
+    if !sim && (args.min_time.is_none() || args.max_time.is_none()) {
+        eprintln!(
+            "willy: measuring each workload for {} to {}{} (--min-time, --max-time)",
+            humantime::format_duration(cfg.min_duration),
+            humantime::format_duration(cfg.max_duration),
+            if typical.is_some() {
+                ", as long as the profile measured its points"
+            } else {
+                ""
+            }
+        );
+    }
     let opts = TestbedOptions {
         direct: profile.direct,
         allow_device_writes: false,
@@ -265,6 +304,10 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
         engine: cfg.engine,
         direct: bed.direct(),
         seed: args.seed,
+        measured_secs: [
+            cfg.min_duration.as_secs_f64(),
+            cfg.max_duration.as_secs_f64(),
+        ],
         model: selected.to_string(),
     };
     let mut passes = Passes {
@@ -518,10 +561,33 @@ mod tests {
     }
 
     fn config(argv: &[&str], sim: bool) -> RunConfig {
+        config_after(argv, sim, None)
+    }
+
+    fn config_after(argv: &[&str], sim: bool, typical: Option<f64>) -> RunConfig {
         let cli = Cli::try_parse_from(std::iter::once("validate").chain(argv.iter().copied()))
             .expect("arguments parse");
         let stop = Arc::new(AtomicBool::new(false));
-        cli.args.run_config(EngineKind::Psync, sim, stop)
+        let typical = typical.map(Duration::from_secs_f64);
+        cli.args.run_config(EngineKind::Psync, sim, typical, stop)
+    }
+
+    #[test]
+    fn real_workloads_are_measured_as_long_as_the_profiles_points() {
+        let secs = |c: &RunConfig| (c.min_duration.as_secs_f64(), c.max_duration.as_secs_f64());
+        assert_eq!(secs(&config_after(&[], false, Some(2.5))), (2.5, 5.0));
+        assert_eq!(secs(&config_after(&[], false, Some(30.0))), (30.0, 60.0));
+        // Never under the intervals batch means needs (ten of 250 ms).
+        assert_eq!(secs(&config_after(&[], false, Some(0.5))), (2.5, 5.0));
+        // What the user sets is kept, and the other end yields to it.
+        let c = config_after(&["--min-time", "12s"], false, Some(2.5));
+        assert_eq!(secs(&c), (12.0, 12.0));
+        let c = config_after(&["--max-time", "3s"], false, Some(2.5));
+        assert_eq!(secs(&c), (2.5, 3.0));
+        // Without the points' durations, and on a simulated target, as
+        // before: 5 s to 20 s, or to 600 s of virtual time.
+        assert_eq!(secs(&config_after(&[], false, None)), (5.0, 20.0));
+        assert_eq!(secs(&config_after(&[], true, Some(2.5))), (5.0, 600.0));
     }
 
     #[test]

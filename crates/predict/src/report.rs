@@ -627,6 +627,7 @@ mod tests {
             engine: willy::engine::EngineKind::Psync,
             direct: false,
             seed: 1,
+            measured_secs: [5.0, 20.0],
             model: "chen".into(),
         };
         let mut v = crate::validate::report(setup, vec![point], None, vec![]);

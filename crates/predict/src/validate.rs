@@ -325,6 +325,9 @@ pub struct Setup {
     pub direct: bool,
     /// Seed of the workloads.
     pub seed: u64,
+    /// The shortest and the longest measurement of each workload,
+    /// seconds.
+    pub measured_secs: [f64; 2],
     /// The selected model, whose predictions the points carry.
     pub model: String,
 }
@@ -400,6 +403,8 @@ pub fn report(
         engine: Some(setup.engine),
         direct: Some(setup.direct),
         seed,
+        min_time_secs: Some(setup.measured_secs[0]),
+        max_time_secs: Some(setup.measured_secs[1]),
         model: Some(setup.model),
         median_abs_error_by_model: median_by_model(&points.iter().collect::<Vec<_>>()),
         regions: by_region(&points),

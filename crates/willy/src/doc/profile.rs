@@ -334,6 +334,21 @@ impl Document for Profile {
 }
 
 impl Profile {
+    /// How long the profile measured a typical point, seconds: the median
+    /// of its points' `duration_secs` (None without points). On real
+    /// files a workload's throughput depends on how long it is measured
+    /// after its dirty pages were written back (docs/MEASUREMENT.md,
+    /// "Real files settle late"), so `willy validate` measures as long.
+    pub fn median_point_secs(&self) -> Option<f64> {
+        let secs: Vec<f64> = self
+            .points
+            .iter()
+            .map(|p| p.duration_secs)
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .collect();
+        (!secs.is_empty()).then(|| crate::stats::median(&secs))
+    }
+
     /// Region `k`'s focal throughput: the median of its focal point's (on
     /// whichever of its four curves holds it: a curve cut short by the
     /// budget may not) and the region's focal repeats.
@@ -721,6 +736,23 @@ mod tests {
             .remove("cpu_cache_bytes");
         let p = Profile::from_json(&v.to_string()).unwrap();
         assert_eq!(p.system.cpu_cache_bytes, None);
+    }
+
+    #[test]
+    fn a_typical_point_lasts_the_median_of_the_points() {
+        let mut p = sample();
+        assert_eq!(p.median_point_secs(), Some(5.0));
+        // One long fill does not move it; a point without a duration is
+        // left out.
+        p.points[0].duration_secs = 75.0;
+        p.points[1].duration_secs = 2.5;
+        p.points[2].duration_secs = 0.0;
+        assert_eq!(p.median_point_secs(), Some((75.0 + 2.5) / 2.0));
+        p.points[0].duration_secs = 2.5;
+        p.points[2].duration_secs = 3.0;
+        assert_eq!(p.median_point_secs(), Some(2.5));
+        p.points.clear();
+        assert_eq!(p.median_point_secs(), None);
     }
 
     #[test]

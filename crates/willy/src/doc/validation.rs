@@ -10,7 +10,8 @@
 //! `median_abs_error_by_model`) and the errors per region (`regions`); 4
 //! adds `drift` (each region's focal point measured again before the
 //! workloads, against the profile's measurement of it); 5 adds each
-//! point's `measured_steady_bytes_per_sec`.
+//! point's `measured_steady_bytes_per_sec`; 6 adds `min_time_secs` and
+//! `max_time_secs` (how long each workload was measured).
 
 use super::{DocError, Document};
 use crate::engine::EngineKind;
@@ -19,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version of the validation document this willy writes.
-pub const VALIDATION_SCHEMA_VERSION: u32 = 5;
+pub const VALIDATION_SCHEMA_VERSION: u32 = 6;
 
 /// One point of the error CDF: this fraction of workloads had at most this
 /// error.
@@ -155,6 +156,13 @@ pub struct ValidationReport {
     pub direct: Option<bool>,
     /// Seed of the workloads (and of the first measurement).
     pub seed: u64,
+    /// The shortest measurement of each workload, seconds (absent before
+    /// version 6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_time_secs: Option<f64>,
+    /// The longest, seconds (absent before version 6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_time_secs: Option<f64>,
     /// The model whose predictions `median_abs_error` and the points'
     /// `error` are (absent before version 3, where it was `chen`'s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -196,7 +204,7 @@ pub struct ValidationReport {
 impl Document for ValidationReport {
     const KIND: &'static str = "willy-validation";
     const WHAT: &'static str = "validation";
-    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, VALIDATION_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, VALIDATION_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy validate`";
     fn check(&self) -> Result<(), DocError> {
         if self.points.is_empty() {
