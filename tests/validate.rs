@@ -141,3 +141,51 @@ fn validate_measures_with_the_profiles_engine_and_direct_setting() {
         "{err}"
     );
 }
+
+/// On real files each workload is measured as long as the profile
+/// measured its points (their median duration to twice that), said on
+/// stderr and kept in the document; `--max-time` overrides one end.
+#[test]
+fn validate_on_files_measures_as_long_as_the_profiles_points() {
+    let d = Dir::new();
+    std::fs::create_dir(d.join("data")).unwrap();
+    let mut profile: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/docs/figures/sim-sparc1990/profile.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    for p in profile["points"].as_array_mut().unwrap() {
+        p["duration_secs"] = 0.6.into();
+    }
+    let p = d.write("p.json", &profile.to_string());
+    let run = |extra: &[&str]| {
+        let out = d.join("v.json");
+        let o = run_ok(
+            willy()
+                .args(["validate", "--samples", "1", "--target"])
+                .arg(d.join("data"))
+                .arg("--profile")
+                .arg(&p)
+                .arg("--json")
+                .arg(&out)
+                .args(["--interval", "50ms", "--warmup-max", "300ms"])
+                .args(extra),
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        (v, stderr(&o))
+    };
+    let (v, err) = run(&[]);
+    assert_eq!(v["min_time_secs"], 0.6);
+    assert_eq!(v["max_time_secs"], 1.2);
+    assert!(
+        err.contains("measuring each workload for 600ms to 1s 200ms, as long as the profile measured its points"),
+        "{err}"
+    );
+    let (v, _) = run(&["--max-time", "800ms"]);
+    assert_eq!(v["min_time_secs"], 0.6);
+    assert_eq!(v["max_time_secs"], 0.8);
+}

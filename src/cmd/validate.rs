@@ -241,7 +241,9 @@ fn open(
             profile.engine.name()
         );
     }
-    let typical = profile.median_point_secs().map(Duration::from_secs_f64);
+    let typical = profile
+        .median_point_secs()
+        .map(|s| Duration::from_millis((s * 1000.0).round() as u64));
     let cfg = args.run_config(engine, sim, typical, interrupt.clone());
     cfg.validate()?;
     if !sim && (args.min_time.is_none() || args.max_time.is_none()) {
