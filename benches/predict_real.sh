@@ -2,7 +2,7 @@
 # Issue 13, Must show 2: a profile of this machine's files under a 1 GiB
 # memory cgroup with a 20-minute budget, then 50 random workloads measured
 # twice and predicted by every model. Needs root (the cgroup) and a quiet
-# machine: about 45 minutes.
+# machine: about 30 minutes (the scale 20, the validation 8).
 #
 # Usage: bash benches/predict_real.sh DIR [BUDGET]
 # Prints validate's table (every model, overall and per region) and the
