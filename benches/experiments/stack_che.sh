@@ -51,7 +51,8 @@ for d in $(ls "$here/docs/runs" | awk '$0>="2026-11-26g"'); do
     runs+=("$here/docs/runs/$d/1g-psync-profile.json" "$here/docs/runs/$d/1g-psync-validation.json")
 done
 for switches in "" "WSTACK=1" "WSTACK=1 WSEP=0.99" "WSTACK=1 WPAR=1 WANY=1 WALL=1 WHU=1" \
-    "WSTACK=1 WPAR=1 WANY=1 WALL=1 WHU=1 WSPLIT=1 WWC=1"; do
+    "WSTACK=1 WPAR=1 WANY=1 WALL=1 WHU=1 WSPLIT=1 WWC=1" \
+    "WONLY=1 WPAR=1 WANY=1 WALL=1 WSPLIT=1 WWC=1 WFIT=0.2"; do
     echo "== switches: ${switches:-none}"
     for p in sparc1990 split-cache write-through raw-disk hdd ssd raid0; do
         env $switches "$rescore" "$presets/$p.json" "$presets/v-$p.json" | tail -1 |
