@@ -426,12 +426,18 @@ fn validate_split_cache() {
     last_region_within("split-cache", &v, 0.25);
 }
 
+/// And raid0's disk region: its read probe shows an LRU cache and the
+/// classes over it, with the device's parallelism calibrated on the
+/// processNum points whose shares fit (docs/PREDICTION.md, step 22),
+/// take these 50 workloads' last region from 46.4% to 26.0% (`chen`
+/// 74.9%).
 #[test]
 fn validate_raid0() {
     // 50 workloads and without the orthogonal baseline: its grid of a
     // GiB-scale preset takes as long again, and the three small presets
     // check it with 100.
-    validated("raid0", 0.05, 50, &[]);
+    let v = validated("raid0", 0.05, 50, &[]);
+    last_region_within("raid0", &v, 0.3);
 }
 
 /// The median error of the last region (the disk's) within `bound`.

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Rescores the presets and this machine's runs with the switches of
 # benches/experiments/stack-che.diff (docs/PREDICTION.md, "Che's
-# approximation and Chen's depth distribution"; tried, not kept). Builds
-# `rescore` from a scratch worktree of HEAD with the patch applied.
+# approximation and Chen's depth distribution"; the last set of switches
+# became step 22). Builds `rescore` from a scratch worktree of d28df74,
+# the prediction code the patch is against (before step 22), with the
+# patch applied; "no switches" is that commit's model.
 #
 #   bash benches/validate_presets.sh PRESETS   # the presets' files, once
 #   bash benches/experiments/stack_che.sh PRESETS
@@ -20,7 +22,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 presets=${1:?usage: stack_che.sh PRESETS_DIR (from benches/validate_presets.sh)}
 tree=$(mktemp -d)
 trap 'git -C "$here" worktree remove --force "$tree" >/dev/null 2>&1 || true' EXIT
-git -C "$here" worktree add --detach "$tree" HEAD >/dev/null 2>&1
+git -C "$here" worktree add --detach "$tree" d28df74 >/dev/null 2>&1
 git -C "$tree" apply "$here/benches/experiments/stack-che.diff"
 cargo build --release --quiet --manifest-path "$tree/Cargo.toml" -p willy-predict --examples
 rescore="$tree/target/release/examples/rescore"

@@ -52,6 +52,13 @@
 //! less than `MIX` (98%) of its requests cached
 //! ([`Predictor::device_saturated_peak`]).
 //!
+//! Where the read probe found an LRU-like cache and the classes, with the
+//! device's parallelism calibrated, reproduce the last region's processNum
+//! points whose shares fit, that region's workloads are the classes' sum
+//! however much the cached class keeps, each class's hit ratio from its
+//! generators' own LRU stacks (`stack.rs`, `Composed::lru_sum`;
+//! docs/PREDICTION.md step 22).
+//!
 //! And in the last region, beyond a write cache smaller than the read
 //! cache, every byte written reaches the device, and beyond a write-back
 //! cache (writes cached as reads are) the bytes written that miss it:
@@ -59,7 +66,8 @@
 //! ([`Predictor::writes_reach_the_device`]).
 
 use crate::predict::{Located, Param, PredictError, Prediction, Predictor, WithThroughput};
-use willy::doc::profile::Profile;
+use crate::stack::{self, HitCurve};
+use willy::doc::profile::{Probe, Profile};
 use willy::units::Bytes;
 use willy::workload::Workload;
 
@@ -93,6 +101,33 @@ const SEPARATE: f64 = 0.999;
 /// on one validation).
 const MIX: f64 = 0.98;
 
+/// A read probe's self-check (`fit_factor`) below this shows an LRU-like
+/// cache: the presets' 1.02-1.08, this machine's page cache 1.27-1.67
+/// (docs/PREDICTION.md, step 22).
+const LRU_FIT: f64 = 1.2;
+
+/// The classes over an LRU cache ([`Lru`]) are used only where, with the
+/// parallelism calibrated, they reproduce the last region's processNum
+/// points whose shares fit the cache within this mean absolute log error
+/// (sim:ssd 0.16, raid0 0.11; sparc1990 0.57, whose one CPU copying at 10
+/// MB/s the classes' times do not see).
+const CLASSES_FIT: f64 = 0.2;
+
+/// The device parallelisms the calibration tries.
+const PARALLELISM: [f64; 12] = [
+    1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 64.0,
+];
+
+/// The classes over an LRU cache (step 22): the last region, its clean
+/// processNum curve's most generators and the device's parallelism
+/// calibrated on the points left out of that curve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Lru {
+    last: usize,
+    clean: f64,
+    parallelism: f64,
+}
+
 /// The `willy` model.
 #[derive(Clone, Debug)]
 pub struct Composed {
@@ -108,6 +143,8 @@ pub struct Composed {
     /// last its outcome is the mean of where it does not settle:
     /// [`ROUNDS`] and [`WINDOW`].
     steps: (usize, usize),
+    /// Where the cache is LRU-like and the calibrated classes fit: step 22.
+    lru: Option<Lru>,
 }
 
 impl Composed {
@@ -138,12 +175,66 @@ impl Composed {
                 }
             }
         }
-        Ok(Composed {
+        let mut m = Composed {
             whole,
             base: prepared(&clean)?,
             cache,
             steps: (ROUNDS, WINDOW),
-        })
+            lru: None,
+        };
+        m.lru = m.calibrated(p, &clean);
+        Ok(m)
+    }
+
+    /// Step 22's classes, where `p`'s read probe found an LRU-like cache:
+    /// the device parallelism (of [`PARALLELISM`], the first best) with
+    /// which [`Composed::lru_sum`] best reproduces the last region's
+    /// processNum points left out of `clean`, if within [`CLASSES_FIT`].
+    fn calibrated(&self, p: &Profile, clean: &Profile) -> Option<Lru> {
+        let lru_like = p
+            .caches
+            .iter()
+            .filter(|c| c.probe == Probe::Reads)
+            .find_map(|c| c.fit_factor)
+            .is_some_and(|f| f < LRU_FIT);
+        let last = p.regions.len().checked_sub(1)?;
+        let kept = &clean.regions[last].curves.process_num;
+        let out: Vec<usize> = p.regions[last]
+            .curves
+            .process_num
+            .iter()
+            .copied()
+            .filter(|i| !kept.contains(i))
+            .collect();
+        if !lru_like || self.cache.is_none() || out.is_empty() {
+            return None;
+        }
+        let clean_top = kept
+            .iter()
+            .map(|&i| f64::from(p.points[i].workload.process_num))
+            .fold(1.0, f64::max);
+        PARALLELISM
+            .iter()
+            .map(|&parallelism| {
+                let lru = Lru {
+                    last,
+                    clean: clean_top,
+                    parallelism,
+                };
+                let err: f64 = out
+                    .iter()
+                    .map(|&i| {
+                        let pt = &p.points[i];
+                        let tp = self.lru_sum(&pt.workload, &lru);
+                        (tp / pt.throughput_bytes_per_sec).ln().abs()
+                    })
+                    .sum();
+                (err / out.len() as f64, lru)
+            })
+            .filter(|(e, _)| e.is_finite())
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .filter(|&(e, _)| e <= CLASSES_FIT)
+            .map(|(_, lru)| lru)
     }
 
     /// Checks `w` as the `chen` model does.
@@ -196,6 +287,12 @@ impl Composed {
         let s = w.unique_bytes.0 as f64 / n;
         if (c / s).floor() < 1.0 {
             return self.base.throughput(w).1;
+        }
+        if let Some(lru) = self.lru.filter(|l| l.last == whole.region) {
+            let tp = self.lru_sum(w, &lru);
+            if tp.is_finite() {
+                return tp;
+            }
         }
         let mut fixed = Fixed::new(w, c, &self.base);
         if let (_, Some((sum, cap))) = self.classes(w, &mut fixed) {
@@ -283,6 +380,46 @@ impl Composed {
         (hc, Some((tp, cap)))
     }
 
+    /// Step 22: the classes' summed throughput over an LRU cache at their
+    /// fixed point, however much the cached class keeps, bounded as in
+    /// [`Composed::settle`]: each class's hit ratio from its generators'
+    /// own curve ([`stack`]), the disk side's own from it at `C/U`, and a
+    /// miss's time with more generators waiting than `lru`'s clean curve
+    /// measured scaled by the device's parallelism. NaN where no share
+    /// fits.
+    fn lru_sum(&self, w: &Workload, lru: &Lru) -> f64 {
+        let Some(c) = self.cache else {
+            return f64::NAN;
+        };
+        let mut fixed = Fixed::new(w, c, &self.base);
+        if fixed.k < 1.0 {
+            return f64::NAN;
+        }
+        let curve = HitCurve::of(w);
+        let u = w.unique_bytes.0 as f64;
+        if c < u {
+            fixed.h_u = curve.hit_at(c / u);
+        }
+        fixed.lru = Some((curve, *lru));
+        let (rounds, window) = self.steps;
+        let (n, k) = (fixed.n, fixed.k);
+        let sum = |f: &Fixed| k * f.xc + (n - k) * f.xu;
+        let (mut kept, mut tp) = (0.0, 0.0);
+        while !fixed.done && fixed.rounds < rounds {
+            self.round(w, &mut fixed);
+            if fixed.rounds + window > rounds {
+                (kept, tp) = (kept + 1.0, tp + sum(&fixed));
+            }
+        }
+        let tp = if fixed.done || kept == 0.0 {
+            sum(&fixed)
+        } else {
+            tp / kept
+        };
+        let cap = n * fixed.z / self.per_request(w, &mut fixed.hit, n);
+        tp.min(cap)
+    }
+
     /// Per-generator time per request of `w` with `m` generators over
     /// `memo`'s uniqueBytes (the cached shares': everything cached, `m`
     /// generators copying; or `w`'s own: the disk side's mix).
@@ -302,7 +439,13 @@ impl Composed {
         // A miss, with `m` generators missing: the disk-side prediction
         // at `u` mixes hits C/u and misses.
         let th = self.per_request(w, &mut f.hit, f.busy_hit);
-        let mix = self.per_request(w, &mut f.mix, f.busy_miss);
+        let mut mix = self.per_request(w, &mut f.mix, f.busy_miss);
+        if let Some((_, lru)) = f.lru {
+            let m = f.busy_miss.max(1.0).min(f.n).round();
+            if f.mix.located.region() == lru.last && m > lru.clean {
+                mix *= lru.clean.min(lru.parallelism) / m.min(lru.parallelism);
+            }
+        }
         let hit = self.per_request(w, &mut f.hit, f.busy_miss);
         let tm = if f.h_u >= 1.0 || mix <= hit {
             mix
@@ -318,7 +461,11 @@ impl Composed {
         f.busy_hit = k * f.hc * th / tc + (n - k) * f.hu * th / tu;
         f.busy_miss = n - f.busy_hit;
         let [nc, nu];
-        (f.t, [nc, nu]) = che(c, &[(k, s, f.xc), (n - k, s, f.xu)], f.t);
+        let classes = [(k, s, f.xc), (n - k, s, f.xu)];
+        (f.t, [nc, nu]) = match &f.lru {
+            Some((curve, _)) => stack::che(c, &classes, curve),
+            None => che(c, &classes, f.t),
+        };
         f.done = (nc - f.hc).abs() < 1e-4 && (nu - f.hu).abs() < 1e-4;
         (f.hc, f.hu) = (0.5 * (f.hc + nc), 0.5 * (f.hu + nu));
         f.rounds += 1;
@@ -362,6 +509,8 @@ struct Fixed {
     t: f64,
     rounds: usize,
     done: bool,
+    /// Step 22's generators' curve and the classes over an LRU cache.
+    lru: Option<(HitCurve, Lru)>,
 }
 
 impl Fixed {
@@ -394,6 +543,7 @@ impl Fixed {
             t: 0.0,
             rounds: 0,
             done: false,
+            lru: None,
         }
     }
 }

@@ -29,6 +29,7 @@ pub mod plot;
 pub mod predict;
 pub use willy::doc::profile;
 pub mod report;
+mod stack;
 pub mod validate;
 
 pub use willy;

@@ -1697,6 +1697,13 @@ pub(crate) struct Located {
     region: usize,
 }
 
+impl Located {
+    /// The region it lies in.
+    pub(crate) fn region(&self) -> usize {
+        self.region
+    }
+}
+
 /// A region whose reads and writes are served apart
 /// ([`Predictor::mixed_where_served_apart`]): its focal point and the
 /// fast kind's time per request there.
