@@ -197,6 +197,9 @@ impl Composed {
             .filter(|c| c.probe == Probe::Reads)
             .find_map(|c| c.fit_factor)
             .is_some_and(|f| f < LRU_FIT);
+        if !lru_like || self.cache.is_none() {
+            return None;
+        }
         let last = p.regions.len().checked_sub(1)?;
         let kept = &clean.regions[last].curves.process_num;
         let out: Vec<usize> = p.regions[last]
@@ -206,7 +209,7 @@ impl Composed {
             .copied()
             .filter(|i| !kept.contains(i))
             .collect();
-        if !lru_like || self.cache.is_none() || out.is_empty() {
+        if out.is_empty() {
             return None;
         }
         let clean_top = kept
@@ -357,6 +360,19 @@ impl Composed {
     /// steps): the cached class's hit ratio, and where it reaches
     /// [`SEPARATE`] the classes' summed throughput and its bound.
     fn settle(&self, w: &Workload, fixed: &mut Fixed) -> (f64, Option<(f64, f64)>) {
+        let (hc, tp) = self.fixed_point(w, fixed);
+        if hc < SEPARATE {
+            return (hc, None);
+        }
+        let cap = self.cap(w, fixed);
+        (hc, Some((tp, cap)))
+    }
+
+    /// `fixed` taken on to its fixed point (at most [`ROUNDS`] steps in
+    /// all; where it does not settle, the mean of its last [`WINDOW`]
+    /// steps): the cached class's hit ratio and the classes' summed
+    /// throughput.
+    fn fixed_point(&self, w: &Workload, fixed: &mut Fixed) -> (f64, f64) {
         let (rounds, window) = self.steps;
         let (n, k) = (fixed.n, fixed.k);
         let sum = |f: &Fixed| k * f.xc + (n - k) * f.xu;
@@ -368,16 +384,17 @@ impl Composed {
                 (kept, hc, tp) = (kept + 1.0, hc + fixed.hc, tp + sum(fixed));
             }
         }
-        let (hc, tp) = if fixed.done || kept == 0.0 {
+        if fixed.done || kept == 0.0 {
             (fixed.hc, sum(fixed))
         } else {
             (hc / kept, tp / kept)
-        };
-        if hc < SEPARATE {
-            return (hc, None);
         }
-        let cap = n * fixed.z / self.per_request(w, &mut fixed.hit, n);
-        (hc, Some((tp, cap)))
+    }
+
+    /// What all of `fixed`'s `N` generators reach with everything cached,
+    /// the bound of the classes' sum.
+    fn cap(&self, w: &Workload, fixed: &mut Fixed) -> f64 {
+        fixed.n * fixed.z / self.per_request(w, &mut fixed.hit, fixed.n)
     }
 
     /// Step 22: the classes' summed throughput over an LRU cache at their
@@ -401,23 +418,8 @@ impl Composed {
             fixed.h_u = curve.hit_at(c / u);
         }
         fixed.lru = Some((curve, *lru));
-        let (rounds, window) = self.steps;
-        let (n, k) = (fixed.n, fixed.k);
-        let sum = |f: &Fixed| k * f.xc + (n - k) * f.xu;
-        let (mut kept, mut tp) = (0.0, 0.0);
-        while !fixed.done && fixed.rounds < rounds {
-            self.round(w, &mut fixed);
-            if fixed.rounds + window > rounds {
-                (kept, tp) = (kept + 1.0, tp + sum(&fixed));
-            }
-        }
-        let tp = if fixed.done || kept == 0.0 {
-            sum(&fixed)
-        } else {
-            tp / kept
-        };
-        let cap = n * fixed.z / self.per_request(w, &mut fixed.hit, n);
-        tp.min(cap)
+        let (_, tp) = self.fixed_point(w, &mut fixed);
+        tp.min(self.cap(w, &mut fixed))
     }
 
     /// Per-generator time per request of `w` with `m` generators over
