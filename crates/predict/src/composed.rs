@@ -34,6 +34,9 @@
 //!   and readFrac's, in every region but the last, with the generators
 //!   as the scaler measured all reads and all writes at the processNum
 //!   curve's most ([`Predictor::reads_by_generators`]).
+//!   Beyond a write cache smaller than the read cache, uniqueBytes's
+//!   effect in the last region changes the reads' time alone
+//!   ([`Predictor::unique_on_reads_in_last_region`]).
 //! - **Curves kept clean of it.** A processNum curve measured beyond the
 //!   cache has points whose shares fit the cache; they mix the two classes
 //!   and are left out of that curve (it is then flat beyond its last clean
@@ -648,6 +651,7 @@ fn prepared(p: &Profile) -> Result<Predictor, PredictError> {
         .sizes_by_unique()
         .sizes_by_generators()
         .reads_by_generators()
+        .unique_on_reads_in_last_region()
         .bounded_by_peak()
         .no_faster_than_the_region_before())
 }
@@ -1033,6 +1037,44 @@ mod tests {
         let m = Composed::new(&with_write_cache(false)).unwrap();
         let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
         assert!(willy > 1.5 * tp(&w), "willy {willy}");
+    }
+
+    /// A 1 GiB read cache and a 64 MiB write cache: beyond the write cache
+    /// every byte written reaches a device that takes 400 MB/s of them,
+    /// whatever the uniqueBytes, while reads hit the read cache (2 GB/s)
+    /// with the ratio `C/U` and otherwise read at 100 MB/s. From the last
+    /// region's focal 4 GiB to 2 GiB, half reads run 1.31 times as fast
+    /// (the uniqueBytes curve) but reads alone 1.45 times: only their time
+    /// shrinks. Without the write cache found, the curve's ratio stands.
+    #[test]
+    fn beyond_a_write_cache_uniquebytes_changes_the_reads_time_alone() {
+        let tp = |w: &Workload| {
+            let h = (GIB as f64 / w.unique_bytes.0 as f64).min(1.0);
+            let read = h / 2e9 + (1.0 - h) / 100e6;
+            1.0 / (w.read_frac * read + (1.0 - w.read_frac) / 400e6)
+        };
+        let with_write_cache = |found: bool| {
+            let mut p = synthetic(tp);
+            if found {
+                let mut wc = p.caches[0].clone();
+                (wc.probe, wc.size_bytes) = (Probe::Writes, 64 << 20);
+                p.caches.push(wc);
+            }
+            p
+        };
+        let (c, m) = models(&with_write_cache(true));
+        for rf in [1.0, 0.75, 0.25] {
+            let w = Workload::of(2 * GIB, 64 << 10, rf, 0.5, 1);
+            let (chen, willy) = both(&c, &m, &w);
+            assert!((willy / tp(&w) - 1.0).abs() < 1e-6, "{rf}: willy {willy}");
+            if rf == 1.0 {
+                assert!(chen < 0.91 * tp(&w), "chen {chen}");
+            }
+        }
+        let m = Composed::new(&with_write_cache(false)).unwrap();
+        let w = Workload::of(2 * GIB, 64 << 10, 1.0, 0.5, 1);
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!(willy < 0.91 * tp(&w), "willy {willy}");
     }
 
     /// A write-back cache of 1 GiB: beyond it, the bytes written that miss

@@ -671,6 +671,12 @@ pub const SATURATED: f64 = willy::doc::profile::IMPROVES;
 /// (write-through: 15x in its cache region; a write-back cache's: 1.03x).
 const SERVED_APART: f64 = 2.0;
 
+/// The least the reads' time at a uniqueBytes can be of the focal point's
+/// ([`Predictor::unique_on_reads`]): where the uniqueBytes curve gains
+/// more than the reads' share of the focal point's time could give, the
+/// writes' share was overestimated.
+const MIN_READ_TIME: f64 = 0.05;
+
 /// The least busy fraction of the device, with all writes, at which a
 /// region's writes wait for it ([`Predictor::apart_in`]): sim:write-through's
 /// cache region 0.93, sim:split-cache's second region 0.88; this machine's
@@ -799,6 +805,8 @@ pub struct Predictor {
     size_procs: bool,
     /// Whether [`Predictor::reads_by_generators`] applies.
     read_procs: bool,
+    /// Whether [`Predictor::unique_on_reads_in_last_region`] applies.
+    unique_reads: bool,
 }
 
 /// CPU time per request, `fixed + per_byte·size` seconds, on `cores` CPUs.
@@ -939,6 +947,7 @@ impl Predictor {
             size_unique: false,
             size_procs: false,
             read_procs: false,
+            unique_reads: false,
         })
     }
 
@@ -984,6 +993,44 @@ impl Predictor {
     pub fn reads_by_generators(mut self) -> Predictor {
         self.read_procs = true;
         self
+    }
+
+    /// The same, with uniqueBytes's effect in the last region on reads'
+    /// time alone, where the profile found a write cache smaller than its
+    /// read cache and the last region lies beyond it: there every write
+    /// reaches the device whatever the uniqueBytes (as in
+    /// [`Predictor::writes_reach_the_device`]), and only reads hit the
+    /// read cache more or less often. The uniqueBytes curve, measured at
+    /// the focal readFrac, gives the reads' change of time once the
+    /// writes' share of the focal point's time (from the readFrac curve's
+    /// ends) is taken out; a workload's reads' share of its own time
+    /// changes by that much ([`Predictor::unique_on_reads`]).
+    pub fn unique_on_reads_in_last_region(mut self) -> Predictor {
+        self.unique_reads = true;
+        self
+    }
+
+    /// The uniqueBytes curve's ratio `unique` (at `w`'s uniqueBytes over
+    /// the focal point's) as it applies to `w` in the last region `r`
+    /// ([`Predictor::unique_on_reads_in_last_region`]).
+    fn unique_on_reads(&self, r: &RegionModel, w: &Workload, unique: f64) -> f64 {
+        let (wc, c) = (self.write_cache, self.share_cache);
+        let beyond = wc > 0.0 && wc < c && r.focal.unique_bytes.0 as f64 > wc;
+        if !self.unique_reads || !beyond {
+            return unique;
+        }
+        let read = &r.curves[1];
+        // Time per byte of reads alone and of writes alone at the focal point.
+        let (tr, tw) = (1.0 / read.at(1.0).0, 1.0 / read.at(0.0).0);
+        let share = |rf: f64| rf * tr / (rf * tr + (1.0 - rf) * tw);
+        let focal = share(r.focal.read_frac);
+        if !(focal > 0.0 && unique > 0.0) {
+            return unique;
+        }
+        // The reads' time at `w`'s uniqueBytes over the focal point's.
+        let g = (1.0 + (1.0 / unique - 1.0) / focal).max(MIN_READ_TIME);
+        let s = share(w.read_frac);
+        1.0 / (s * g + 1.0 - s)
     }
 
     /// The factor on the readFrac curve's ratio for `w` in region `r`
@@ -1613,6 +1660,12 @@ impl Predictor {
         // only the region's own curve is the flat end of its region.
         let mut outside = u8::from(at_u.1);
         let unique = r.unique.as_ref().map_or(at_u.0, |c| c.at_axis(x).0) / r.unique_at_focal.0;
+        let last = k + 1 == self.regions.len();
+        let unique = if last {
+            self.unique_on_reads(r, w, unique)
+        } else {
+            unique
+        };
         let (mut factor, mut procs_ratio) = (unique, 1.0);
         // The focal point lies on every curve of its region.
         let focal_tp = r.at_focal[0];
@@ -1622,7 +1675,6 @@ impl Predictor {
         let nf = f64::from(r.focal.process_num);
         let tf = zf * nf / focal_tp;
         let (mut dt, mut z, mut ratios) = (0.0, zf, 1.0);
-        let last = k + 1 == self.regions.len();
         let (keep, procs, overlap, gain) = self.processes(r, w, last);
         let by_size = self.by_size && !last && !(self.apart_in(k) && r.kinds.is_some());
         // `w`'s size on the sizeMean curve's axis, the curve's throughput there.
