@@ -409,12 +409,14 @@ fn a_slower_system_shows_as_drift(d: &Dir, p: &std::path::Path) {
     }
 }
 
-/// sparc1990: `willy` 0.5% overall; its disk region 32.6% (`chen` 49.6%),
-/// above Must show 1's 15% (docs/PREDICTION.md): there a regression bound.
+/// sparc1990: `willy` 0.5% overall; its disk region 19.3% (`chen` 49.6%;
+/// 32.6% before generators that mix below the step of their hit curve
+/// stay mixed, docs/PREDICTION.md step 24), above Must show 1's 15%:
+/// there a regression bound.
 #[test]
 fn validate_sparc1990() {
     let v = validate_meets_the_bound_and_beats_the_orthogonal_baseline("sparc1990", 0.05);
-    last_region_within("sparc1990", &v, 0.35);
+    last_region_within("sparc1990", &v, 0.22);
 }
 
 /// split-cache: `willy` 5.7% overall (`chen` 8.9%), its last region 19.3%

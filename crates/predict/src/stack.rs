@@ -17,7 +17,7 @@
 use willy::workload::Workload;
 
 /// Where the step begins and ends, as fractions of the file.
-const A: f64 = 0.47;
+pub(crate) const A: f64 = 0.47;
 const B: f64 = 0.53;
 
 /// One generator's block hit ratio under a private LRU cache of a fraction
