@@ -3,7 +3,11 @@
 //! sim:sparc1990 one (docs/figures/make-sim.sh, an early profile version
 //! without the points most of the `willy` model's steps use), and one of
 //! this machine's (docs/runs/2026-11-26m, real files under a 1 GiB
-//! cgroup), on which every step of the `willy` model has its points.
+//! cgroup), on which every step of the `willy` model has its points; and
+//! for the rate of the `willy` model alone, sim:ssd's (benches/data,
+//! `bash benches/validate_presets.sh` at 8dd3158), whose LRU-like cache
+//! takes its last region's workloads through step 22's classes, a
+//! bisection in every step of their fixed point.
 //!
 //! cargo bench -p willy-predict --bench predict
 
@@ -50,6 +54,13 @@ fn bench(c: &mut Criterion) {
     let real = doc("runs/2026-11-26m/1g-psync-profile.json");
     let r = Profile::from_json(&real).expect("the checked-in profile parses");
     predictions(c, "predict on this machine's profile", &r);
+    let ssd = std::fs::read_to_string(format!(
+        "{}/benches/data/ssd-profile.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("the checked-in profile");
+    let s = Profile::from_json(&ssd).expect("the checked-in profile parses");
+    predictions(c, "predict on sim:ssd's profile", &s);
     let v: ValidationReport =
         serde_json::from_str(&doc("figures/sim-sparc1990/validation.json")).expect("parses");
     let mut g = c.benchmark_group("plot");

@@ -476,7 +476,7 @@ impl Composed {
         let [nc, nu];
         let classes = [(k, s, f.xc), (n - k, s, f.xu)];
         (f.t, [nc, nu]) = match &f.lru {
-            Some((curve, _)) => stack::che(c, &classes, curve),
+            Some((curve, _)) => stack::che(c, &classes, curve, f.t),
             None => che(c, &classes, f.t),
         };
         f.done = (nc - f.hc).abs() < 1e-4 && (nu - f.hu).abs() < 1e-4;

@@ -90,43 +90,60 @@ impl HitCurve {
 
 /// Che's time of an LRU cache of `c` bytes for two classes of (count,
 /// bytes each, bytes per second each) of generators with `curve`, and each
-/// class's block hit ratio there (1 where everything fits). By bisection:
-/// the bytes cached grow with the time.
-pub(crate) fn che(c: f64, classes: &[(f64, f64, f64); 2], curve: &HitCurve) -> (f64, [f64; 2]) {
-    let at = |t: f64| -> (f64, [f64; 2]) {
-        let mut filled = 0.0;
+/// class's block hit ratio there (1 where everything fits). By Newton's
+/// method from `from` (an earlier solution near this one, or 0): the
+/// bytes cached grow with the time at `Σ count·rate·(1 - H)`, which falls
+/// as the hit ratios rise, so they are concave, and from below the root
+/// the iterates rise to it without passing it, while from above the
+/// first step lands below it.
+pub(crate) fn che(
+    c: f64,
+    classes: &[(f64, f64, f64); 2],
+    curve: &HitCurve,
+    from: f64,
+) -> (f64, [f64; 2]) {
+    // The bytes cached at `t`, their derivative and the hit ratios.
+    let at = |t: f64| -> (f64, f64, [f64; 2]) {
+        let (mut filled, mut slope) = (0.0, 0.0);
         let mut hits = [1.0; 2];
         for (h, &(m, s, x)) in hits.iter_mut().zip(classes) {
             if m > 0.0 && s > 0.0 {
                 let (d, hit) = curve.depth(x * t / s);
                 filled += m * s * d;
+                slope += m * x * (1.0 - hit);
                 *h = hit;
             }
         }
-        (filled, hits)
+        (filled, slope, hits)
     };
     if classes.iter().map(|&(m, s, _)| m * s).sum::<f64>() <= c {
         return (f64::INFINITY, [1.0; 2]);
     }
-    let (mut lo, mut hi) = (0.0, 1.0);
-    while at(hi).0 < c {
-        hi *= 4.0;
-        if !hi.is_finite() {
-            return (f64::INFINITY, at(f64::MAX).1);
-        }
+    let mut t = if from.is_finite() { from.max(0.0) } else { 0.0 };
+    let mut now = at(t);
+    if now.0 > c && now.1 > 0.0 {
+        t = (t + (c - now.0) / now.1).max(0.0);
+        now = at(t);
+    }
+    // Above the root where every class is whole (no slope): from 0.
+    if now.0 > c {
+        t = 0.0;
+        now = at(t);
     }
     for _ in 0..100 {
-        let mid = 0.5 * (lo + hi);
-        if at(mid).0 < c {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-        if hi - lo <= 1e-9 * hi {
+        let (filled, slope, _) = now;
+        let gap = c - filled;
+        if gap <= 1e-9 * c || slope <= 0.0 {
             break;
         }
+        let next = t + gap / slope;
+        if !next.is_finite() || next <= t * (1.0 + 1e-12) {
+            break;
+        }
+        t = next;
+        now = at(t);
     }
-    (hi, at(hi).1)
+    (t, now.2)
 }
 
 #[cfg(test)]
@@ -157,6 +174,7 @@ mod tests {
             (256u64 << 20) as f64,
             &[(5.0, s, 1.0), (5.0, s, 25.0)],
             &HitCurve::of(&w),
+            0.0,
         );
         assert!((hc - 0.973).abs() < 0.03, "{hc}");
         assert!((hu - 0.276).abs() < 0.03, "{hu}");
@@ -180,12 +198,13 @@ mod tests {
             prop_assert!((slope - (1.0 - hit)).abs() < 1e-3 || u < A / (1.0 - p0) + 1e-6 && u + step > A / (1.0 - p0), "{slope} vs {}", 1.0 - hit);
         }
 
-        /// The classes fill the cache exactly where they do not all fit.
+        /// The classes fill the cache exactly where they do not all fit,
+        /// from any earlier solution.
         #[test]
-        fn che_fills_the_cache(c in 1.0f64..1e3, m in 1.0f64..8.0, b in 1.0f64..1e3, x in 1e-3f64..1e3, x2 in 1e-3f64..1e3, p0 in 0.0f64..0.4, p1 in 0.6f64..0.99) {
+        fn che_fills_the_cache(c in 1.0f64..1e3, m in 1.0f64..8.0, b in 1.0f64..1e3, x in 1e-3f64..1e3, x2 in 1e-3f64..1e3, p0 in 0.0f64..0.4, p1 in 0.6f64..0.99, from in prop_oneof![Just(0.0), 1e-6f64..1e6]) {
             let h = HitCurve { p0, p1 };
             let classes = [(m, b, x), (m, b, x2)];
-            let (t, hits) = che(c, &classes, &h);
+            let (t, hits) = che(c, &classes, &h, from);
             if 2.0 * m * b <= c {
                 prop_assert_eq!(hits, [1.0, 1.0]);
             } else {
