@@ -17,6 +17,9 @@ import sys
 from collections import defaultdict
 
 LINE = re.compile(r"\s+\[(\d+)\] .*measured (\S+), chen (\S+), willy (\S+)")
+if len(sys.argv) < 2:
+    sys.exit("usage: python3 benches/region_offsets.py RUN_DIR [RUN_DIR ...]"
+             " (each with 1g-psync-profile.json and 1g-psync-validation.json)")
 raw_all, less_all = [], []
 for run in sys.argv[1:]:
     pair = [f"{run}/1g-psync-profile.json", f"{run}/1g-psync-validation.json"]
