@@ -672,7 +672,7 @@ pub const SATURATED: f64 = willy::doc::profile::IMPROVES;
 const SERVED_APART: f64 = 2.0;
 
 /// The least the reads' time at a uniqueBytes can be of the focal point's
-/// ([`Predictor::unique_on_reads`]): where the uniqueBytes curve gains
+/// ([`Predictor::unique_ratio`]): where the uniqueBytes curve gains
 /// more than the reads' share of the focal point's time could give, the
 /// writes' share was overestimated.
 const MIN_READ_TIME: f64 = 0.05;
@@ -1004,19 +1004,27 @@ impl Predictor {
     /// the focal readFrac, gives the reads' change of time once the
     /// writes' share of the focal point's time (from the readFrac curve's
     /// ends) is taken out; a workload's reads' share of its own time
-    /// changes by that much ([`Predictor::unique_on_reads`]).
+    /// changes by that much ([`Predictor::unique_ratio`]).
     pub fn unique_on_reads_in_last_region(mut self) -> Predictor {
         self.unique_reads = true;
         self
     }
 
-    /// The uniqueBytes curve's ratio `unique` (at `w`'s uniqueBytes over
-    /// the focal point's) as it applies to `w` in the last region `r`
+    /// The uniqueBytes curve's ratio at `w`'s uniqueBytes (`x` on the
+    /// curves' axis, where the profile's curve gives `at_u`) over the focal
+    /// point's, in region `r` (the `last`, or not), as it applies to `w`
     /// ([`Predictor::unique_on_reads_in_last_region`]).
-    fn unique_on_reads(&self, r: &RegionModel, w: &Workload, unique: f64) -> f64 {
+    fn unique_ratio(
+        &self,
+        r: &RegionModel,
+        w: &Workload,
+        (x, at_u): (f64, f64),
+        last: bool,
+    ) -> f64 {
+        let unique = r.unique.as_ref().map_or(at_u, |c| c.at_axis(x).0) / r.unique_at_focal.0;
         let (wc, c) = (self.write_cache, self.share_cache);
         let beyond = wc > 0.0 && wc < c && r.focal.unique_bytes.0 as f64 > wc;
-        if !self.unique_reads || !beyond {
+        if !(last && self.unique_reads && beyond) {
             return unique;
         }
         let read = &r.curves[1];
@@ -1659,13 +1667,8 @@ impl Predictor {
         // Outside the profile's uniqueBytes range is extrapolation; outside
         // only the region's own curve is the flat end of its region.
         let mut outside = u8::from(at_u.1);
-        let unique = r.unique.as_ref().map_or(at_u.0, |c| c.at_axis(x).0) / r.unique_at_focal.0;
         let last = k + 1 == self.regions.len();
-        let unique = if last {
-            self.unique_on_reads(r, w, unique)
-        } else {
-            unique
-        };
+        let unique = self.unique_ratio(r, w, (x, at_u.0), last);
         let (mut factor, mut procs_ratio) = (unique, 1.0);
         // The focal point lies on every curve of its region.
         let focal_tp = r.at_focal[0];
