@@ -60,7 +60,10 @@
 //! points whose shares fit, that region's workloads are the classes' sum
 //! however much the cached class keeps, each class's hit ratio from its
 //! generators' own LRU stacks (`stack.rs`, `Composed::lru_sum`;
-//! docs/PREDICTION.md step 22).
+//! docs/PREDICTION.md step 22). There, where the calibration still holds
+//! with it, the bytes both classes miss are kept within what the device
+//! moves, at its busy time per byte written back (`Fixed::slower`,
+//! step 25).
 //!
 //! Where the cache is LRU-like but the classes were not calibrated, a
 //! last-region workload whose classes mix and whose cache holds at most
@@ -129,12 +132,15 @@ const PARALLELISM: [f64; 12] = [
 
 /// The classes over an LRU cache (step 22): the last region, its clean
 /// processNum curve's most generators and the device's parallelism
-/// calibrated on the points left out of that curve.
+/// calibrated on the points left out of that curve; and where the classes
+/// still reproduce those points with it, the device's busy time per byte
+/// that misses the cache (step 25).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Lru {
     last: usize,
     clean: f64,
     parallelism: f64,
+    device: Option<f64>,
 }
 
 /// The `willy` model.
@@ -222,6 +228,22 @@ impl Composed {
             .iter()
             .map(|&i| f64::from(p.points[i].workload.process_num))
             .fold(1.0, f64::max);
+        let device = self.whole.written_back_per_byte();
+        let fit = |device| self.fitted(p, &out, (last, clean_top), device);
+        device.and_then(|d| fit(Some(d))).or_else(|| fit(None))
+    }
+
+    /// [`Composed::calibrated`] with the device's busy time per byte
+    /// missed `device`: the parallelism whose classes best reproduce the
+    /// processNum points `out` of the region `last` (whose clean curve
+    /// goes to `clean_top` generators), if within [`CLASSES_FIT`].
+    fn fitted(
+        &self,
+        p: &Profile,
+        out: &[usize],
+        (last, clean_top): (usize, f64),
+        device: Option<f64>,
+    ) -> Option<Lru> {
         PARALLELISM
             .iter()
             .map(|&parallelism| {
@@ -229,6 +251,7 @@ impl Composed {
                     last,
                     clean: clean_top,
                     parallelism,
+                    device,
                 };
                 let err: f64 = out
                     .iter()
@@ -465,6 +488,11 @@ impl Composed {
         } else {
             (mix - f.h_u * hit) / (1.0 - f.h_u)
         };
+        // Step 25: no more missed bytes than the device moves.
+        let tm = match f.lru.and_then(|(_, l)| l.device) {
+            Some(d) => tm * f.slower(th, tm, d),
+            None => tm,
+        };
         let time = |h: f64| h * th + (1.0 - h) * tm;
         let (tc, tu) = (time(f.hc), time(f.hu));
         f.xc = z / tc;
@@ -558,6 +586,33 @@ impl Fixed {
             done: false,
             lru: None,
         }
+    }
+
+    /// How much longer a miss takes than `tm` so that the bytes both
+    /// classes miss keep a device busy `d` seconds a byte at most all the
+    /// time (the bottleneck law; a hit takes `th`): 1 where they do not
+    /// fill it. The device's share busy falls with it, convexly, so
+    /// Newton's method from 1 rises to it without passing it.
+    fn slower(&self, th: f64, tm: f64, d: f64) -> f64 {
+        let classes = [(self.k, self.hc), (self.n - self.k, self.hu)];
+        // The device's share busy at `x` times the miss's time, and its
+        // derivative.
+        let busy = |x: f64| {
+            classes.iter().fold((-1.0, 0.0), |(b, db), &(m, h)| {
+                let t = h * th + (1.0 - h) * tm * x;
+                let a = m * (1.0 - h) * self.z * d;
+                (b + a / t, db - a * (1.0 - h) * tm / (t * t))
+            })
+        };
+        let mut x = 1.0;
+        for _ in 0..50 {
+            let (b, db) = busy(x);
+            if b <= 1e-9 || db >= 0.0 {
+                break;
+            }
+            x -= b / db;
+        }
+        x
     }
 }
 
@@ -1704,6 +1759,35 @@ mod tests {
     }
 
     proptest! {
+        /// A miss slowed by [`Fixed::slower`] keeps the device busy at most
+        /// all the time, exactly all of it where it was more, and is
+        /// never made faster.
+        #[test]
+        fn misses_slow_to_what_the_device_moves(
+            n in 2u32..32, k_frac in 0.0f64..1.0, hc in 0.0f64..1.0, hu in 0.0f64..1.0,
+            th in 1e-6f64..1e-3, ratio in 1.0f64..1e3, d in 1e-11f64..1e-7,
+        ) {
+            let base = Predictor::new(&synthetic(two_cpus_one_disk)).unwrap();
+            let w = Workload::of(8 * GIB, 64 << 10, 0.5, 0.5, n);
+            let mut f = Fixed::new(&w, GIB as f64, &base);
+            f.k = (k_frac * f64::from(n)).floor();
+            (f.hc, f.hu) = (hc, hu);
+            let tm = th * ratio;
+            let busy = |x: f64| {
+                [(f.k, hc), (f.n - f.k, hu)].iter().map(|&(m, h)| {
+                    m * (1.0 - h) * f.z * d / (h * th + (1.0 - h) * tm * x)
+                }).sum::<f64>()
+            };
+            let x = f.slower(th, tm, d);
+            prop_assert!(x >= 1.0);
+            prop_assert!(busy(x) <= 1.0 + 1e-6, "{} at {x}", busy(x));
+            if busy(1.0) > 1.0 {
+                prop_assert!(busy(x) >= 1.0 - 1e-6, "{} at {x}", busy(x));
+            } else {
+                prop_assert_eq!(x, 1.0);
+            }
+        }
+
         /// Che's characteristic time fills the cache exactly, and equal
         /// classes get the hit ratio C/U.
         #[test]

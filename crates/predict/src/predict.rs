@@ -1507,21 +1507,40 @@ impl Predictor {
         let r = self.regions.last()?;
         let (wc, c) = (self.write_cache, self.share_cache);
         let fu = r.focal.unique_bytes.0 as f64;
-        let busy = r.writes_busy.filter(|&b| b > 0.0)?;
-        let (rf, tp) = r.curves[1].least();
-        if rf >= 1.0 || w.read_frac >= 1.0 {
+        if w.read_frac >= 1.0 {
             return None;
         }
-        let miss = |u: f64| 1.0 - c / u;
-        let (m, at_focal) = if wc > 0.0 && wc < c && fu > wc {
-            (1.0, 1.0)
-        } else if wc == 0.0 && c > 0.0 && fu > c && busy >= WRITES_SATURATE {
-            (miss(w.unique_bytes.0 as f64), miss(fu))
+        let m = if wc > 0.0 && wc < c && fu > wc {
+            1.0
+        } else if wc == 0.0 && c > 0.0 && fu > c && r.writes_busy >= Some(WRITES_SATURATE) {
+            1.0 - c / w.unique_bytes.0 as f64
         } else {
             return None;
         };
-        let per_byte = busy / (tp * (1.0 - rf) * at_focal).max(f64::MIN_POSITIVE);
+        let per_byte = self.written_back_per_byte()?;
         (m > 0.0).then(|| 1.0 / (m * (1.0 - w.read_frac) * per_byte))
+    }
+
+    /// The device's busy time per byte written that reached it, from the
+    /// last region's readFrac curve's point of fewest reads (see
+    /// [`Predictor::writes_reach_the_device`]): beyond a write cache
+    /// smaller than the read cache every byte written, beyond a
+    /// write-back cache those that missed it (`1 - C/U` at the focal
+    /// point). `None` without the device's busy time or such a cache.
+    pub(crate) fn written_back_per_byte(&self) -> Option<f64> {
+        let r = self.regions.last()?;
+        let (wc, c) = (self.write_cache, self.share_cache);
+        let fu = r.focal.unique_bytes.0 as f64;
+        let busy = r.writes_busy.filter(|&b| b > 0.0)?;
+        let (rf, tp) = r.curves[1].least();
+        let reached = if wc > 0.0 && wc < c && fu > wc {
+            1.0
+        } else if wc == 0.0 && c > 0.0 && fu > c {
+            1.0 - c / fu
+        } else {
+            return None;
+        };
+        (rf < 1.0).then(|| busy / (tp * (1.0 - rf) * reached).max(f64::MIN_POSITIVE))
     }
 
     /// The uniqueBytes curve.
