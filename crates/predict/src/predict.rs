@@ -1022,9 +1022,7 @@ impl Predictor {
         last: bool,
     ) -> f64 {
         let unique = r.unique.as_ref().map_or(at_u, |c| c.at_axis(x).0) / r.unique_at_focal.0;
-        let (wc, c) = (self.write_cache, self.share_cache);
-        let beyond = wc > 0.0 && wc < c && r.focal.unique_bytes.0 as f64 > wc;
-        if !(last && self.unique_reads && beyond) {
+        if !(last && self.unique_reads && self.writes_beyond(r) == Some(WritesBeyond::WriteCache)) {
             return unique;
         }
         let read = &r.curves[1];
@@ -1505,17 +1503,15 @@ impl Predictor {
     /// and below the cache.
     pub fn writes_reach_the_device(&self, w: &Workload) -> Option<f64> {
         let r = self.regions.last()?;
-        let (wc, c) = (self.write_cache, self.share_cache);
-        let fu = r.focal.unique_bytes.0 as f64;
         if w.read_frac >= 1.0 {
             return None;
         }
-        let m = if wc > 0.0 && wc < c && fu > wc {
-            1.0
-        } else if wc == 0.0 && c > 0.0 && fu > c && r.writes_busy >= Some(WRITES_SATURATE) {
-            1.0 - c / w.unique_bytes.0 as f64
-        } else {
-            return None;
+        let m = match self.writes_beyond(r)? {
+            WritesBeyond::WriteCache => 1.0,
+            WritesBeyond::WriteBack if r.writes_busy >= Some(WRITES_SATURATE) => {
+                1.0 - self.share_cache / w.unique_bytes.0 as f64
+            }
+            WritesBeyond::WriteBack => return None,
         };
         let per_byte = self.written_back_per_byte()?;
         (m > 0.0).then(|| 1.0 / (m * (1.0 - w.read_frac) * per_byte))
@@ -1529,18 +1525,29 @@ impl Predictor {
     /// point). `None` without the device's busy time or such a cache.
     pub(crate) fn written_back_per_byte(&self) -> Option<f64> {
         let r = self.regions.last()?;
-        let (wc, c) = (self.write_cache, self.share_cache);
-        let fu = r.focal.unique_bytes.0 as f64;
         let busy = r.writes_busy.filter(|&b| b > 0.0)?;
         let (rf, tp) = r.curves[1].least();
-        let reached = if wc > 0.0 && wc < c && fu > wc {
-            1.0
-        } else if wc == 0.0 && c > 0.0 && fu > c {
-            1.0 - c / fu
-        } else {
-            return None;
+        let reached = match self.writes_beyond(r)? {
+            WritesBeyond::WriteCache => 1.0,
+            WritesBeyond::WriteBack => 1.0 - self.share_cache / r.focal.unique_bytes.0 as f64,
         };
         (rf < 1.0).then(|| busy / (tp * (1.0 - rf) * reached).max(f64::MIN_POSITIVE))
+    }
+
+    /// Which cache region `r`'s focal point lies beyond, where its writes
+    /// reach the device: a write cache smaller than the read cache, or,
+    /// without a write cache of their own, the read cache that holds them
+    /// as it holds reads (a write-back cache). `None` below both.
+    fn writes_beyond(&self, r: &RegionModel) -> Option<WritesBeyond> {
+        let (wc, c) = (self.write_cache, self.share_cache);
+        let fu = r.focal.unique_bytes.0 as f64;
+        if wc > 0.0 && wc < c && fu > wc {
+            Some(WritesBeyond::WriteCache)
+        } else if wc == 0.0 && c > 0.0 && fu > c {
+            Some(WritesBeyond::WriteBack)
+        } else {
+            None
+        }
     }
 
     /// The uniqueBytes curve.
@@ -1761,6 +1768,16 @@ impl Predictor {
         }
         (tp * gain, outside)
     }
+}
+
+/// The cache a region's writes go beyond ([`Predictor::writes_beyond`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WritesBeyond {
+    /// A write cache smaller than the read cache: every byte written
+    /// reaches the device.
+    WriteCache,
+    /// A write-back cache holding writes as reads: those that miss it.
+    WriteBack,
 }
 
 /// Where a uniqueBytes lies in a profile ([`Predictor::locate`]).
