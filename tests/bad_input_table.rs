@@ -188,6 +188,11 @@ const CASES: &[(&str, i32, &str)] = &[
         "--warmup-max",
     ),
     (
+        "validate --profile $DIR/p.json --target sim:sparc1990 --ci 1.5",
+        2,
+        "between 0 and 1",
+    ),
+    (
         "validate --profile $DIR/p.json --target sim:sparc1990 --json $DIR/missing/v.json",
         2,
         "cannot write --json",

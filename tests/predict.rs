@@ -674,3 +674,36 @@ fn compare_gives_ratios_on_table_5_2() {
         );
     }
 }
+
+/// `willy validate --ci` measures each workload to the interval asked, as
+/// `willy run --ci` does: on raw-disk's profile, the same ten workloads
+/// measured twice differ less at 1% than at 20%, and a value outside
+/// (0, 1) is refused in one line.
+#[test]
+fn validate_measures_each_workload_to_the_ci_asked() {
+    let p = profile("raw-disk");
+    let d = Dir::new();
+    let repeatability = |ci: &str| {
+        let out = d.join(&format!("v-{ci}.json"));
+        run_ok(
+            willy()
+                .args(["validate", "--samples", "10", "--ci", ci, "--profile"])
+                .arg(&p)
+                .arg("--json")
+                .arg(&out),
+        );
+        json(&out)["repeatability_error"].as_f64().unwrap()
+    };
+    let (wide, narrow) = (repeatability("0.2"), repeatability("0.01"));
+    assert!(narrow < wide, "1%: {narrow}, 20%: {wide}");
+    assert!(narrow < 0.01, "1%: {narrow}");
+    let o = willy()
+        .args(["validate", "--samples", "10", "--ci", "0", "--profile"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("confidence half-width"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}

@@ -80,6 +80,10 @@ pub struct ValidateArgs {
     /// Measurement interval (batch means works on these).
     #[arg(long, value_parser = humantime::parse_duration, default_value = "250ms")]
     pub interval: Duration,
+    /// Target relative half-width of each workload's 95% confidence
+    /// interval, as `willy run --ci`.
+    #[arg(long, default_value_t = 0.05)]
+    pub ci: f64,
     /// Shortest warm start of one workload [default: 1s, or --warmup-max
     /// if that is shorter]. A longer one measures workloads the way they
     /// settle: on a real target, after the page cache has filled and its
@@ -129,6 +133,7 @@ impl ValidateArgs {
             seed: self.seed,
             max_duration: self.max_time.unwrap_or(long),
             interval: self.interval,
+            target_ci_rel: self.ci,
             warmup_max: self.warmup_max.unwrap_or(Duration::from_secs(if sim {
                 20_000
             } else {
