@@ -7,7 +7,10 @@
 //! for the rate of the `willy` model alone, sim:ssd's (benches/data,
 //! `bash benches/validate_presets.sh` at 8dd3158), whose LRU-like cache
 //! takes its last region's workloads through step 22's classes, a
-//! bisection in every step of their fixed point.
+//! bisection in every step of their fixed point; and sim:raid0's (the
+//! same run), whose calibration takes the device's busy time per byte
+//! (step 25) since it weighs the processNum points by their precision
+//! (step 26).
 //!
 //! cargo bench -p willy-predict --bench predict
 
@@ -61,6 +64,13 @@ fn bench(c: &mut Criterion) {
     .expect("the checked-in profile");
     let s = Profile::from_json(&ssd).expect("the checked-in profile parses");
     predictions(c, "predict on sim:ssd's profile", &s);
+    let raid0 = std::fs::read_to_string(format!(
+        "{}/benches/data/raid0-profile.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("the checked-in profile");
+    let r0 = Profile::from_json(&raid0).expect("the checked-in profile parses");
+    predictions(c, "predict on sim:raid0's profile", &r0);
     let v: ValidationReport =
         serde_json::from_str(&doc("figures/sim-sparc1990/validation.json")).expect("parses");
     let mut g = c.benchmark_group("plot");

@@ -57,7 +57,9 @@
 //!
 //! Where the read probe found an LRU-like cache and the classes, with the
 //! device's parallelism calibrated, reproduce the last region's processNum
-//! points whose shares fit, that region's workloads are the classes' sum
+//! points whose shares fit (each weighed by its precision: a point whose
+//! measurement stopped at its longest with a wide confidence interval
+//! counts less, docs/PREDICTION.md step 26), that region's workloads are the classes' sum
 //! however much the cached class keeps, each class's hit ratio from its
 //! generators' own LRU stacks (`stack.rs`, `Composed::lru_sum`;
 //! docs/PREDICTION.md step 22). There, where the calibration still holds
@@ -120,10 +122,20 @@ const LRU_FIT: f64 = 1.2;
 
 /// The classes over an LRU cache ([`Lru`]) are used only where, with the
 /// parallelism calibrated, they reproduce the last region's processNum
-/// points whose shares fit the cache within this mean absolute log error
-/// (sim:ssd 0.16, raid0 0.11; sparc1990 0.57, whose one CPU copying at 10
-/// MB/s the classes' times do not see).
+/// points whose shares fit the cache within this mean absolute log error,
+/// each point weighed by its precision ([`CALIBRATION_CI`]): sim:ssd 0.11
+/// and raid0 0.10, both with the device's busy time per byte (step 25);
+/// sparc1990 0.54, whose one CPU copying at 10 MB/s the classes' times do
+/// not see.
 const CLASSES_FIT: f64 = 0.2;
+
+/// The calibration weighs each processNum point by its precision: in full
+/// where its 95% confidence interval is within this share of its
+/// throughput (`willy run`'s default `--ci`), by this over its interval
+/// where the measurement stopped at its longest with a wider one. sim:raid0's
+/// 16 generators measured 1.47 GB/s at +-31% (the simulator is bistable
+/// there: docs/PREDICTION.md, step 26), its 4 and 8 at +-0.6% and less.
+const CALIBRATION_CI: f64 = 0.05;
 
 /// The device parallelisms the calibration tries.
 const PARALLELISM: [f64; 12] = [
@@ -207,7 +219,8 @@ impl Composed {
     /// Step 22's classes, where `p`'s read probe found an LRU-like cache:
     /// the device parallelism (of [`PARALLELISM`], the first best) with
     /// which [`Composed::lru_sum`] best reproduces the last region's
-    /// processNum points left out of `clean`, if within [`CLASSES_FIT`].
+    /// processNum points left out of `clean` (weighed by their precision,
+    /// [`CALIBRATION_CI`]), if within [`CLASSES_FIT`].
     fn calibrated(&self, p: &Profile, clean: &Profile) -> Option<Lru> {
         if !self.lru_like || self.cache.is_none() {
             return None;
@@ -253,15 +266,15 @@ impl Composed {
                     parallelism,
                     device,
                 };
-                let err: f64 = out
-                    .iter()
-                    .map(|&i| {
-                        let pt = &p.points[i];
-                        let tp = self.lru_sum(&pt.workload, &lru);
-                        (tp / pt.throughput_bytes_per_sec).ln().abs()
-                    })
-                    .sum();
-                (err / out.len() as f64, lru)
+                let (mut err, mut weights) = (0.0, 0.0);
+                for &i in out {
+                    let pt = &p.points[i];
+                    let tp = self.lru_sum(&pt.workload, &lru);
+                    let weight = 1.0 / pt.ci95_rel.unwrap_or(0.0).max(CALIBRATION_CI);
+                    err += weight * (tp / pt.throughput_bytes_per_sec).ln().abs();
+                    weights += weight;
+                }
+                (err / weights, lru)
             })
             .filter(|(e, _)| e.is_finite())
             .min_by(|a, b| a.0.total_cmp(&b.0))
