@@ -59,13 +59,13 @@
 //! device's parallelism calibrated, reproduce the last region's processNum
 //! points whose shares fit (each weighed by its precision: a point whose
 //! measurement stopped at its longest with a wide confidence interval
-//! counts less, docs/PREDICTION.md step 26), that region's workloads are the classes' sum
-//! however much the cached class keeps, each class's hit ratio from its
-//! generators' own LRU stacks (`stack.rs`, `Composed::lru_sum`;
-//! docs/PREDICTION.md step 22). There, where the calibration still holds
-//! with it, the bytes both classes miss are kept within what the device
-//! moves, at its busy time per byte written back (`Fixed::slower`,
-//! step 25).
+//! counts less, docs/PREDICTION.md step 26), that region's workloads are
+//! the classes' sum however much the cached class keeps, each class's
+//! hit ratio from its generators' own LRU stacks (`stack.rs`,
+//! `Composed::lru_sum`; docs/PREDICTION.md step 22). There, where the
+//! calibration still holds with it, the bytes both classes miss are kept
+//! within what the device moves, at its busy time per byte written back
+//! (`Fixed::slower`, step 25).
 //!
 //! Where the cache is LRU-like but the classes were not calibrated, a
 //! last-region workload whose classes mix and whose cache holds at most
@@ -132,9 +132,10 @@ const CLASSES_FIT: f64 = 0.2;
 /// The calibration weighs each processNum point by its precision: in full
 /// where its 95% confidence interval is within this share of its
 /// throughput (`willy run`'s default `--ci`), by this over its interval
-/// where the measurement stopped at its longest with a wider one. sim:raid0's
-/// 16 generators measured 1.47 GB/s at +-31% (the simulator is bistable
-/// there: docs/PREDICTION.md, step 26), its 4 and 8 at +-0.6% and less.
+/// where the measurement stopped at its longest with a wider one.
+/// sim:raid0's 16 generators measured 1.47 GB/s at +-31% (the simulator
+/// is bistable there: docs/PREDICTION.md, step 26), its 4 and 8 at +-0.6%
+/// and less.
 const CALIBRATION_CI: f64 = 0.05;
 
 /// The device parallelisms the calibration tries.
