@@ -57,20 +57,15 @@ fn bench(c: &mut Criterion) {
     let real = doc("runs/2026-11-26m/1g-psync-profile.json");
     let r = Profile::from_json(&real).expect("the checked-in profile parses");
     predictions(c, "predict on this machine's profile", &r);
-    let ssd = std::fs::read_to_string(format!(
-        "{}/benches/data/ssd-profile.json",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .expect("the checked-in profile");
-    let s = Profile::from_json(&ssd).expect("the checked-in profile parses");
-    predictions(c, "predict on sim:ssd's profile", &s);
-    let raid0 = std::fs::read_to_string(format!(
-        "{}/benches/data/raid0-profile.json",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .expect("the checked-in profile");
-    let r0 = Profile::from_json(&raid0).expect("the checked-in profile parses");
-    predictions(c, "predict on sim:raid0's profile", &r0);
+    for preset in ["ssd", "raid0"] {
+        let path = format!(
+            "{}/benches/data/{preset}-profile.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let s = Profile::from_json(&text).expect("the checked-in profile parses");
+        predictions(c, &format!("predict on sim:{preset}'s profile"), &s);
+    }
     let v: ValidationReport =
         serde_json::from_str(&doc("figures/sim-sparc1990/validation.json")).expect("parses");
     let mut g = c.benchmark_group("plot");
