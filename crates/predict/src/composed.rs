@@ -739,6 +739,7 @@ fn prepared(p: &Profile) -> Result<Predictor, PredictError> {
         .sizes_by_generators()
         .reads_by_generators()
         .unique_on_reads_in_last_region()
+        .unique_on_writes_past_a_write_cache()
         .bounded_by_peak()
         .no_faster_than_the_region_before())
 }
@@ -1162,6 +1163,51 @@ mod tests {
         let w = Workload::of(2 * GIB, 64 << 10, 1.0, 0.5, 1);
         let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
         assert!(willy < 0.91 * tp(&w), "willy {willy}");
+    }
+
+    /// A cache region to 1 GiB whose focal point (128 MiB) lies below a
+    /// 192 MiB write cache: every read hits (2 GB/s), and writes take 1
+    /// GB/s within the write cache and go to a 100 MB/s device for the
+    /// share of the working set beyond it. At 256 MiB, with a quarter to
+    /// all of the requests reads: `willy` exact; `chen`, which gives the
+    /// uniqueBytes curve's fall (measured at half reads) to every workload,
+    /// 0.4 of the all-reads one's; `willy` too without the write cache
+    /// found.
+    #[test]
+    fn past_a_write_cache_uniquebytes_changes_the_writes_time_alone() {
+        let tp = |w: &Workload| {
+            let u = w.unique_bytes.0 as f64;
+            let (hr, hw) = ((GIB as f64 / u).min(1.0), ((192 << 20) as f64 / u).min(1.0));
+            let read = hr / 2e9 + (1.0 - hr) / 100e6;
+            let write = hw / 1e9 + (1.0 - hw) / 100e6;
+            1.0 / (w.read_frac * read + (1.0 - w.read_frac) * write)
+        };
+        let with_write_cache = |found: bool| {
+            let mut p = synthetic(tp);
+            if found {
+                let mut wc = p.caches[0].clone();
+                (wc.probe, wc.size_bytes) = (Probe::Writes, 192 << 20);
+                p.caches.push(wc);
+            }
+            p
+        };
+        let (c, m) = models(&with_write_cache(true));
+        for rf in [1.0, 0.75, 0.25] {
+            let w = Workload::of(256 << 20, 64 << 10, rf, 0.5, 1);
+            let (chen, willy) = both(&c, &m, &w);
+            assert!(
+                (willy / tp(&w) - 1.0).abs() < 1e-6,
+                "{rf}: willy {willy} vs {}",
+                tp(&w)
+            );
+            if rf == 1.0 {
+                assert!(chen < 0.45 * tp(&w), "chen {chen}");
+            }
+        }
+        let m = Composed::new(&with_write_cache(false)).unwrap();
+        let w = Workload::of(256 << 20, 64 << 10, 1.0, 0.5, 1);
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!(willy < 0.45 * tp(&w), "willy {willy}");
     }
 
     /// A write-back cache of 1 GiB: beyond it, the bytes written that miss
