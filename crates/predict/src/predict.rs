@@ -684,7 +684,7 @@ const MIN_READ_TIME: f64 = 0.05;
 /// scaler has them (`curve::STEEP_SLOPE` and `curve::MIN_DROP`).
 /// sim:split-cache's first region loses 1.96x at -1.6 past its 4 MiB write
 /// cache; this machine's middle regions at most 1.23x at -0.3, or 1.10x at
-/// -0.55 over the last 19 MiB of one, past the 100-360 MiB its write probes
+/// -0.55 over the last 19 MiB of one, past the 32-360 MiB its write probes
 /// found: the CPUs' caches, not the write limit, shape them
 /// ([`Predictor::unique_on_writes_past_a_write_cache`]).
 const WRITE_CACHE_FALL: f64 = -0.5;
@@ -1035,8 +1035,8 @@ impl Predictor {
     /// uniqueBytes changes the writes' time alone: every read still hits,
     /// and the writes reach the device more as the working set outgrows
     /// the write cache (sim:split-cache's first region, 1-6.2 MiB with a
-    /// 4 MiB write cache: 4-6.5 MiB workloads of 3-5 generators came out
-    /// 41% slow, and of a fifth reads or fewer 27% fast).
+    /// 4 MiB write cache: its 4-6.5 MiB workloads of 3-5 generators were
+    /// predicted 41% low, those of under 30% reads 27% high).
     pub fn unique_on_writes_past_a_write_cache(mut self) -> Predictor {
         self.unique_writes = true;
         self
@@ -1065,11 +1065,11 @@ impl Predictor {
         let (tr, tw) = (1.0 / read.at(1.0).0, 1.0 / read.at(0.0).0);
         // The share of a workload's time that the kind uniqueBytes changes takes.
         let share = |rf: f64| {
-            let (r, w) = (rf * tr, (1.0 - rf) * tw);
+            let (reading, writing) = (rf * tr, (1.0 - rf) * tw);
             if reads {
-                r / (r + w)
+                reading / (reading + writing)
             } else {
-                w / (r + w)
+                writing / (reading + writing)
             }
         };
         let focal = share(r.focal.read_frac);
