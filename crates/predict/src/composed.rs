@@ -834,6 +834,45 @@ mod tests {
         p
     }
 
+    /// With a write cache of `write_cache` bytes found, `willy` exact for
+    /// 64 KiB requests, half sequential, over `u` with all, three quarters
+    /// and a quarter of them reads, and `chen` under `bound` times the
+    /// all-reads one; without it, `willy` that far under too.
+    fn one_kind_alone(tp: impl Fn(&Workload) -> f64 + Copy, write_cache: u64, u: u64, bound: f64) {
+        let with_write_cache = |found: bool| {
+            let mut p = synthetic(tp);
+            if found {
+                add_write_cache(&mut p, write_cache);
+            }
+            p
+        };
+        let (c, m) = models(&with_write_cache(true));
+        for rf in [1.0, 0.75, 0.25] {
+            let w = Workload::of(u, 64 << 10, rf, 0.5, 1);
+            let (chen, willy) = both(&c, &m, &w);
+            assert!(
+                (willy / tp(&w) - 1.0).abs() < 1e-6,
+                "{rf}: willy {willy} vs {}",
+                tp(&w)
+            );
+            if rf == 1.0 {
+                assert!(chen < bound * tp(&w), "chen {chen}");
+            }
+        }
+        let m = Composed::new(&with_write_cache(false)).unwrap();
+        let w = Workload::of(u, 64 << 10, 1.0, 0.5, 1);
+        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!(willy < bound * tp(&w), "willy {willy}");
+    }
+
+    /// `p` with a write probe's cache of `size` bytes beside its read
+    /// cache.
+    fn add_write_cache(p: &mut Profile, size: u64) {
+        let mut wc = p.caches[0].clone();
+        (wc.probe, wc.size_bytes) = (Probe::Writes, size);
+        p.caches.push(wc);
+    }
+
     /// Both models on `p`: `chen` and `willy`.
     fn models(p: &Profile) -> (Predictor, Composed) {
         (Predictor::new(p).unwrap(), Composed::new(p).unwrap())
@@ -1109,9 +1148,7 @@ mod tests {
                 });
             }
             if found {
-                let mut wc = p.caches[0].clone();
-                (wc.probe, wc.size_bytes) = (Probe::Writes, 64 << 20);
-                p.caches.push(wc);
+                add_write_cache(&mut p, 64 << 20);
             }
             p
         };
@@ -1141,28 +1178,7 @@ mod tests {
             let read = h / 2e9 + (1.0 - h) / 100e6;
             1.0 / (w.read_frac * read + (1.0 - w.read_frac) / 400e6)
         };
-        let with_write_cache = |found: bool| {
-            let mut p = synthetic(tp);
-            if found {
-                let mut wc = p.caches[0].clone();
-                (wc.probe, wc.size_bytes) = (Probe::Writes, 64 << 20);
-                p.caches.push(wc);
-            }
-            p
-        };
-        let (c, m) = models(&with_write_cache(true));
-        for rf in [1.0, 0.75, 0.25] {
-            let w = Workload::of(2 * GIB, 64 << 10, rf, 0.5, 1);
-            let (chen, willy) = both(&c, &m, &w);
-            assert!((willy / tp(&w) - 1.0).abs() < 1e-6, "{rf}: willy {willy}");
-            if rf == 1.0 {
-                assert!(chen < 0.91 * tp(&w), "chen {chen}");
-            }
-        }
-        let m = Composed::new(&with_write_cache(false)).unwrap();
-        let w = Workload::of(2 * GIB, 64 << 10, 1.0, 0.5, 1);
-        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
-        assert!(willy < 0.91 * tp(&w), "willy {willy}");
+        one_kind_alone(tp, 64 << 20, 2 * GIB, 0.91);
     }
 
     /// A cache region to 1 GiB whose focal point (128 MiB) lies below a
@@ -1182,32 +1198,7 @@ mod tests {
             let write = hw / 1e9 + (1.0 - hw) / 100e6;
             1.0 / (w.read_frac * read + (1.0 - w.read_frac) * write)
         };
-        let with_write_cache = |found: bool| {
-            let mut p = synthetic(tp);
-            if found {
-                let mut wc = p.caches[0].clone();
-                (wc.probe, wc.size_bytes) = (Probe::Writes, 192 << 20);
-                p.caches.push(wc);
-            }
-            p
-        };
-        let (c, m) = models(&with_write_cache(true));
-        for rf in [1.0, 0.75, 0.25] {
-            let w = Workload::of(256 << 20, 64 << 10, rf, 0.5, 1);
-            let (chen, willy) = both(&c, &m, &w);
-            assert!(
-                (willy / tp(&w) - 1.0).abs() < 1e-6,
-                "{rf}: willy {willy} vs {}",
-                tp(&w)
-            );
-            if rf == 1.0 {
-                assert!(chen < 0.45 * tp(&w), "chen {chen}");
-            }
-        }
-        let m = Composed::new(&with_write_cache(false)).unwrap();
-        let w = Workload::of(256 << 20, 64 << 10, 1.0, 0.5, 1);
-        let willy = m.predict(&w).predicted_throughput_bytes_per_sec;
-        assert!(willy < 0.45 * tp(&w), "willy {willy}");
+        one_kind_alone(tp, 192 << 20, 256 << 20, 0.45);
     }
 
     /// A write-back cache of 1 GiB: beyond it, the bytes written that miss
