@@ -151,7 +151,9 @@ fn drift_is_each_focal_point_again(preset: &str, v: &serde_json::Value) {
 /// 0.1 percentage point).
 fn both_models_side_by_side(preset: &str, v: &serde_json::Value) {
     assert_eq!(v["model"], "willy");
-    assert_eq!(v["schema_version"], 6);
+    assert_eq!(v["schema_version"], 7);
+    // The stopping rule's target (version 7 on), the default's.
+    assert_eq!(v["ci95_target_rel"], 0.05, "{preset}");
     // How long each workload was measured (version 6 on).
     assert!(v["min_time_secs"].as_f64().unwrap() > 0.0, "{preset}");
     assert!(
@@ -705,9 +707,10 @@ fn compare_gives_ratios_on_table_5_2() {
 }
 
 /// `willy validate --ci` measures each workload to the interval asked, as
-/// `willy run --ci` does: on raw-disk's profile, the same ten workloads
-/// measured twice differ less at 1% than at 20%, and a value outside
-/// (0, 1) is refused in one line.
+/// `willy run --ci` does, and the document says so (`ci95_target_rel`,
+/// version 7): on raw-disk's profile, the same ten workloads measured
+/// twice differ less at 1% than at 20%, and a value outside (0, 1) is
+/// refused in one line.
 #[test]
 fn validate_measures_each_workload_to_the_ci_asked() {
     let p = profile("raw-disk");
@@ -721,7 +724,9 @@ fn validate_measures_each_workload_to_the_ci_asked() {
                 .arg("--json")
                 .arg(&out),
         );
-        json(&out)["repeatability_error"].as_f64().unwrap()
+        let v = json(&out);
+        assert_eq!(v["ci95_target_rel"].as_f64(), ci.parse().ok(), "{ci}");
+        v["repeatability_error"].as_f64().unwrap()
     };
     let (wide, narrow) = (repeatability("0.2"), repeatability("0.01"));
     assert!(narrow < wide, "1%: {narrow}, 20%: {wide}");

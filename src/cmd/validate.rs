@@ -315,6 +315,7 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
             cfg.min_duration.as_secs_f64(),
             cfg.max_duration.as_secs_f64(),
         ],
+        ci: cfg.target_ci_rel,
         model: selected.to_string(),
     };
     let mut passes = Passes {

@@ -628,6 +628,7 @@ mod tests {
             direct: false,
             seed: 1,
             measured_secs: [5.0, 20.0],
+            ci: 0.05,
             model: "chen".into(),
         };
         let mut v = crate::validate::report(setup, vec![point], None, vec![]);

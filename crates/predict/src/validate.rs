@@ -328,6 +328,9 @@ pub struct Setup {
     /// The shortest and the longest measurement of each workload,
     /// seconds.
     pub measured_secs: [f64; 2],
+    /// The stopping rule's target, relative half-width of each workload's
+    /// 95% confidence interval.
+    pub ci: f64,
     /// The selected model, whose predictions the points carry.
     pub model: String,
 }
@@ -405,6 +408,7 @@ pub fn report(
         seed,
         min_time_secs: Some(setup.measured_secs[0]),
         max_time_secs: Some(setup.measured_secs[1]),
+        ci95_target_rel: Some(setup.ci),
         model: Some(setup.model),
         median_abs_error_by_model: median_by_model(&points.iter().collect::<Vec<_>>()),
         regions: by_region(&points),

@@ -11,7 +11,9 @@
 //! adds `drift` (each region's focal point measured again before the
 //! workloads, against the profile's measurement of it); 5 adds each
 //! point's `measured_steady_bytes_per_sec`; 6 adds `min_time_secs` and
-//! `max_time_secs` (how long each workload was measured).
+//! `max_time_secs` (how long each workload was measured); 7 adds
+//! `ci95_target_rel` (the interval each workload was measured to,
+//! `willy validate --ci`).
 
 use super::{DocError, Document};
 use crate::engine::EngineKind;
@@ -20,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version of the validation document this willy writes.
-pub const VALIDATION_SCHEMA_VERSION: u32 = 6;
+pub const VALIDATION_SCHEMA_VERSION: u32 = 7;
 
 /// One point of the error CDF: this fraction of workloads had at most this
 /// error.
@@ -163,6 +165,11 @@ pub struct ValidationReport {
     /// The longest, seconds (absent before version 6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_time_secs: Option<f64>,
+    /// The stopping rule's target: each workload measured until the
+    /// half-width of its 95% confidence interval is within this share of
+    /// its throughput, or for the longest (absent before version 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci95_target_rel: Option<f64>,
     /// The model whose predictions `median_abs_error` and the points'
     /// `error` are (absent before version 3, where it was `chen`'s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -204,7 +211,7 @@ pub struct ValidationReport {
 impl Document for ValidationReport {
     const KIND: &'static str = "willy-validation";
     const WHAT: &'static str = "validation";
-    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, VALIDATION_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, 6, VALIDATION_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy validate`";
     fn check(&self) -> Result<(), DocError> {
         if self.points.is_empty() {
@@ -301,12 +308,12 @@ mod tests {
         assert_eq!(v.engine, None);
         let err = ValidationReport::from_json(&text.replacen(
             "\"schema_version\": 1",
-            "\"schema_version\": 7",
+            "\"schema_version\": 8",
             1,
         ))
         .unwrap_err();
         assert!(
-            err.to_string().contains("validation schema version 7"),
+            err.to_string().contains("validation schema version 8"),
             "{err}"
         );
         let err = ValidationReport::from_json("{\"kind\":\"willy-profile\"}").unwrap_err();
