@@ -266,6 +266,10 @@ struct RegionModel {
     /// ([`WriteGap`]); `None` where the profile has no points of all reads
     /// and all writes at other sizes (before `scaler::KIND_ENDS`).
     gap: Option<WriteGap>,
+    /// Whether its uniqueBytes curve falls at a write cache inside it
+    /// ([`Predictor::unique_on_writes_past_a_write_cache`]; false until
+    /// that is asked for).
+    falls_at_write_cache: bool,
     /// How its sizeMean curve changes with uniqueBytes
     /// ([`SizeByUnique`]); `None` without points at the focal point but
     /// for the uniqueBytes and the size.
@@ -610,6 +614,7 @@ impl RegionModel {
             most_busy: busy_where_least(p, lists[3], |w| -f64::from(w.process_num)),
             busy: busy_curve(p, lists[3]),
             gap: WriteGap::of(p, k, &curves[0], &curves[1]),
+            falls_at_write_cache: false,
             size_by_unique: SizeByUnique::of(
                 p,
                 k,
@@ -822,8 +827,6 @@ pub struct Predictor {
     read_procs: bool,
     /// Whether [`Predictor::unique_on_reads_in_last_region`] applies.
     unique_reads: bool,
-    /// Whether [`Predictor::unique_on_writes_past_a_write_cache`] applies.
-    unique_writes: bool,
 }
 
 /// CPU time per request, `fixed + per_byte·size` seconds, on `cores` CPUs.
@@ -965,7 +968,6 @@ impl Predictor {
             size_procs: false,
             read_procs: false,
             unique_reads: false,
-            unique_writes: false,
         })
     }
 
@@ -1038,7 +1040,14 @@ impl Predictor {
     /// 4 MiB write cache: its 4-6.5 MiB workloads of 3-5 generators were
     /// predicted 41% low, those of under 30% reads 27% high).
     pub fn unique_on_writes_past_a_write_cache(mut self) -> Predictor {
-        self.unique_writes = true;
+        let falls: Vec<bool> = self
+            .regions
+            .iter()
+            .map(|r| self.falls_at_write_cache(r))
+            .collect();
+        for (r, f) in self.regions.iter_mut().zip(falls) {
+            r.falls_at_write_cache = f;
+        }
         self
     }
 
@@ -1056,7 +1065,7 @@ impl Predictor {
         let unique = r.unique.as_ref().map_or(at_u, |c| c.at_axis(x).0) / r.unique_at_focal.0;
         let reads =
             last && self.unique_reads && self.writes_beyond(r) == Some(WritesBeyond::WriteCache);
-        let writes = !last && self.unique_writes && self.falls_past_a_write_cache(r, w);
+        let writes = !last && r.falls_at_write_cache && self.past_the_write_cache(w);
         if !(reads || writes) {
             return unique;
         }
@@ -1082,13 +1091,19 @@ impl Predictor {
         1.0 / (s * g + 1.0 - s)
     }
 
-    /// Whether `w` lies past a write cache inside region `r` at which the
-    /// region's uniqueBytes curve falls, and within the read cache
+    /// Whether `w` lies past the write cache and within the read cache.
+    fn past_the_write_cache(&self, w: &Workload) -> bool {
+        let u = w.unique_bytes.0 as f64;
+        u > self.write_cache && u < self.share_cache
+    }
+
+    /// Whether region `r` holds a write cache smaller than the read cache
+    /// above its focal point, at which its uniqueBytes curve falls
     /// ([`Predictor::unique_on_writes_past_a_write_cache`]).
-    fn falls_past_a_write_cache(&self, r: &RegionModel, w: &Workload) -> bool {
-        let (wc, c, u) = (self.write_cache, self.share_cache, w.unique_bytes.0 as f64);
+    fn falls_at_write_cache(&self, r: &RegionModel) -> bool {
+        let (wc, c) = (self.write_cache, self.share_cache);
         let fu = r.focal.unique_bytes.0 as f64;
-        if !(wc > 0.0 && wc < c && fu < wc && wc < r.to && u > wc && u < c) {
+        if !(wc > 0.0 && wc < c && fu < wc && wc < r.to) {
             return false;
         }
         let at = |v: f64| r.unique.as_ref().map_or(self.unique.at(v).0, |c| c.at(v).0);
