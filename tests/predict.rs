@@ -469,14 +469,15 @@ fn a_slower_system_shows_as_drift(d: &Dir, p: &std::path::Path) {
     }
 }
 
-/// sparc1990: `willy` 0.5% overall; its disk region 19.3% (`chen` 49.6%;
+/// sparc1990: `willy` 0.5% overall; its disk region 16.5% (`chen` 49.6%;
 /// 32.6% before generators that mix below the step of their hit curve
-/// stay mixed, docs/PREDICTION.md step 24), above Must show 1's 15%:
-/// there a regression bound.
+/// stay mixed, docs/PREDICTION.md step 24, and 19.3% before those that
+/// mostly read escape further below it, step 28), above Must show 1's
+/// 15%: there a regression bound.
 #[test]
 fn validate_sparc1990() {
     let v = validate_meets_the_bound_and_beats_the_orthogonal_baseline("sparc1990", 0.05);
-    last_region_within("sparc1990", &v, 0.22);
+    last_region_within("sparc1990", &v, 0.18);
 }
 
 /// split-cache: `willy` 5.7% overall (`chen` 8.9%), its last region 19.3%
