@@ -480,14 +480,15 @@ fn validate_sparc1990() {
     last_region_within("sparc1990", &v, 0.18);
 }
 
-/// split-cache: `willy` 5.7% overall (`chen` 8.9%), its last region 19.3%
+/// split-cache: `willy` 5.7% overall (`chen` 8.9%), its last region 16.3%
 /// (`chen` 22.4%; 21.0% before uniqueBytes changed the reads' time alone
-/// there, docs/PREDICTION.md step 23); both above Must show 1's 5% and
-/// 15%, so regression bounds here.
+/// there, docs/PREDICTION.md step 23, 19.3% before the size and seqFrac
+/// did, step 29); both above Must show 1's 5% and 15%, so regression
+/// bounds here.
 #[test]
 fn validate_split_cache() {
     let v = validate_meets_the_bound_and_beats_the_orthogonal_baseline("split-cache", 0.065);
-    last_region_within("split-cache", &v, 0.21);
+    last_region_within("split-cache", &v, 0.18);
 }
 
 /// And raid0's disk region: its read probe shows an LRU cache and the

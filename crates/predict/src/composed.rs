@@ -80,7 +80,11 @@
 //! cache, every byte written reaches the device, and beyond a write-back
 //! cache (writes cached as reads are) the bytes written that miss it:
 //! no faster than the device's busy time per byte written allows
-//! ([`Predictor::writes_reach_the_device`]).
+//! ([`Predictor::writes_reach_the_device`]). Beyond a write cache whose
+//! writes wait for the device, a request's size and seqFrac change the
+//! reads' time alone, each kind's time per byte mixed with what
+//! interleaving them costs ([`Predictor::size_on_reads_in_last_region`],
+//! step 29).
 
 use crate::predict::{Located, Param, PredictError, Prediction, Predictor, WithThroughput};
 use crate::stack::{self, HitCurve};
@@ -762,6 +766,7 @@ fn prepared(p: &Profile) -> Result<Predictor, PredictError> {
         .reads_by_generators()
         .unique_on_reads_in_last_region()
         .unique_on_writes_past_a_write_cache()
+        .size_on_reads_in_last_region()
         .bounded_by_peak()
         .no_faster_than_the_region_before())
 }
@@ -1201,6 +1206,46 @@ mod tests {
             1.0 / (w.read_frac * read + (1.0 - w.read_frac) / 400e6)
         };
         one_kind_alone(tp, 64 << 20, 2 * GIB, 0.91);
+    }
+
+    /// Step 29: beyond a 64 MiB write cache a byte written costs the device
+    /// 2.5 ns whatever the request's size, while a read pays a 5 ms seek
+    /// and 10 ns a byte, and interleaving them costs `r·(1 - r)` of the
+    /// reads' time more. At the last region's focal 4 GiB, sizes of 4 KiB
+    /// to 1 MiB with none to all of the requests reads: `willy` exact
+    /// (the sizeMean curve measured at half reads, the readFrac curve at
+    /// 64 KiB), `chen` 14 times too slow for 4 KiB writes; and as `chen` where the
+    /// all-writes point kept its generator copying most of the time (its
+    /// writes taken by a page cache, not waiting for the device).
+    #[test]
+    fn beyond_a_write_cache_the_size_changes_the_reads_time_alone() {
+        let tp = |w: &Workload| {
+            let (z, r) = (w.size_mean.0 as f64, w.read_frac);
+            let read = (5e-3 + z / 100e6) / z;
+            1.0 / (r * read + (1.0 - r) * 2.5e-9 + r * (1.0 - r) * read)
+        };
+        let with_cpu = |busy: f64| {
+            let mut p = synthetic_with_cpu(tp, |_| Some(busy));
+            add_write_cache(&mut p, 64 << 20);
+            p
+        };
+        let (c, m) = models(&with_cpu(0.1));
+        for z in [4u64 << 10, 16 << 10, 256 << 10, 1 << 20] {
+            for r in [0.0, 0.25, 0.75, 1.0] {
+                let w = Workload::of(4 * GIB, z, r, 0.5, 1);
+                let e = m.predict(&w).predicted_throughput_bytes_per_sec / tp(&w) - 1.0;
+                assert!(e.abs() < 1e-6, "{z} {r}: willy {e:+.3}");
+            }
+        }
+        let w = Workload::of(4 * GIB, 4 << 10, 0.0, 0.5, 1);
+        let (chen, _) = both(&c, &m, &w);
+        assert!(chen < 0.1 * tp(&w), "chen {}", chen / tp(&w));
+        let copying = Composed::new(&with_cpu(0.9)).unwrap();
+        let willy = copying.predict(&w).predicted_throughput_bytes_per_sec;
+        assert!(
+            (willy / chen - 1.0).abs() < 1e-6,
+            "willy {willy} chen {chen}"
+        );
     }
 
     /// A cache region to 1 GiB whose focal point (128 MiB) lies below a

@@ -252,6 +252,10 @@ struct RegionModel {
     /// The device's busy fraction at the readFrac curve's least readFrac
     /// (all writes), if the profile recorded it.
     writes_busy: Option<f64>,
+    /// The CPU time per generator at the readFrac curve's least readFrac
+    /// (all writes), as a share of the measurement's time, if the profile
+    /// recorded it ([`Predictor::size_on_reads_in_last_region`]).
+    writes_cpu: Option<f64>,
     /// The device's busy fraction at the processNum curve's most
     /// generators, if the profile recorded it.
     most_busy: Option<f64>,
@@ -611,6 +615,7 @@ impl RegionModel {
             kinds: Kinds::of(&curves[1], &r.focal),
             seeks: curves[2].saves_seeks(),
             writes_busy: busy_where_least(p, lists[1], |w| w.read_frac),
+            writes_cpu: cpu_where_least(p, lists[1], |w| w.read_frac),
             most_busy: busy_where_least(p, lists[3], |w| -f64::from(w.process_num)),
             busy: busy_curve(p, lists[3]),
             gap: WriteGap::of(p, k, &curves[0], &curves[1]),
@@ -704,6 +709,15 @@ const WRITE_CACHE_DROP: f64 = 1.25;
 /// page cache still took the writes, 2.1 GB/s against 5.0 for reads, and
 /// served apart there the region went from 12.7% to 30.3%).
 const WRITES_WAIT: f64 = 0.5;
+
+/// [`Predictor::size_on_reads_in_last_region`] applies where the readFrac
+/// curve's all-writes point kept its generators on a CPU less than this
+/// share of the time: the writes waited for the device (sim:split-cache's
+/// last region 0.11). Where they copy into a page cache that takes them
+/// faster than the device could (this machine's last regions, 0.86-0.95
+/// with one generator), their time follows the request's size as reads'
+/// does.
+const WRITES_COPY: f64 = 0.5;
 
 /// The least share of the CPUs busy at which they count as full
 /// ([`Predictor::cpus_fill_first`]): on this machine the cache region's
@@ -827,6 +841,8 @@ pub struct Predictor {
     read_procs: bool,
     /// Whether [`Predictor::unique_on_reads_in_last_region`] applies.
     unique_reads: bool,
+    /// Whether [`Predictor::size_on_reads_in_last_region`] applies.
+    size_reads: bool,
 }
 
 /// CPU time per request, `fixed + per_byte·size` seconds, on `cores` CPUs.
@@ -968,6 +984,7 @@ impl Predictor {
             size_procs: false,
             read_procs: false,
             unique_reads: false,
+            size_reads: false,
         })
     }
 
@@ -1049,6 +1066,60 @@ impl Predictor {
             r.falls_at_write_cache = f;
         }
         self
+    }
+
+    /// The same, with sizeMean's and seqFrac's effect in the last region
+    /// on the reads' time alone, where its writes go beyond a write cache
+    /// (as for [`Predictor::unique_on_reads_in_last_region`]) and wait for
+    /// the device: the readFrac curve's all-writes point kept its
+    /// generators on a CPU less than [`WRITES_COPY`] of the time. There a
+    /// byte written costs what the device takes to write it back, whatever
+    /// the request's size, and a read pays the seeks. Time per byte
+    /// mixes the two kinds, with what interleaving them costs beyond the
+    /// mixture (from the readFrac curve) in proportion to the reads' time
+    /// ([`Predictor::reads_carry_size`]): sim:split-cache beyond its 4
+    /// MiB write cache wrote 2.4-3.0 MB/s from 8 KiB to 680 KiB requests
+    /// and read 0.70-2.9 MB/s.
+    pub fn size_on_reads_in_last_region(mut self) -> Predictor {
+        self.size_reads = true;
+        self
+    }
+
+    /// [`Predictor::size_on_reads_in_last_region`]'s ratio for `w` in
+    /// region `r`, in place of the readFrac curve's ratio and the ratio the
+    /// additive parameters give (`tau_size`: the time per byte they give
+    /// at the focal readFrac, at `w`'s size and seqFrac); `None` where it
+    /// does not apply. Per byte, writes take `t_w` (the readFrac curve at
+    /// 0) and reads `t_r(z)`; interleaving them adds `P(r)·t_r(z)/t_r0`,
+    /// with `P(r)` what the readFrac curve's time at `r` has beyond the
+    /// mixture of its ends and `t_r0` the reads' time at the focal size.
+    /// The sizeMean curve, at the focal readFrac `r0`, gives `t_r(z)`; the
+    /// readFrac curve at the focal size and the sizeMean curve at `r0`
+    /// stay exact.
+    fn reads_carry_size(
+        &self,
+        r: &RegionModel,
+        w: &Workload,
+        last: bool,
+        tau_size: f64,
+    ) -> Option<f64> {
+        let waits = r.writes_cpu.is_some_and(|c| c < WRITES_COPY);
+        let beyond = self.writes_beyond(r) == Some(WritesBeyond::WriteCache);
+        if !(last && self.size_reads && waits && beyond && tau_size > 0.0) {
+            return None;
+        }
+        let read = &r.curves[1];
+        let (r0, rw) = (r.focal.read_frac, w.read_frac);
+        let at_w = read.at_axis(Param::ReadFrac.axis(rw)).0;
+        let (tw, tr0) = (1.0 / read.at(0.0).0, 1.0 / read.at(1.0).0);
+        let beyond_mixture = |rf: f64, tau: f64| tau - rf * tr0 - (1.0 - rf) * tw;
+        let p0 = beyond_mixture(r0, 1.0 / r.at_focal[1]);
+        let pw = beyond_mixture(rw, 1.0 / at_w);
+        let share = r0 + p0 / tr0;
+        let tr = (tau_size - (1.0 - r0) * tw) / share;
+        let tau = rw * tr + (1.0 - rw) * tw + pw * tr / tr0;
+        (share > 0.0 && tr > 0.0 && tau > 0.0)
+            .then(|| 1.0 / tau / r.at_focal[0] / (at_w / r.at_focal[1]))
     }
 
     /// The uniqueBytes curve's ratio at `w`'s uniqueBytes (`x` on the
@@ -1823,10 +1894,10 @@ impl Predictor {
             }
         }
         let t = tf + dt;
-        let added = if t > 0.0 && dt != 0.0 {
-            z * nf / t / focal_tp
-        } else {
-            ratios
+        let added = match self.reads_carry_size(r, w, last, t / (z * nf)) {
+            Some(a) => a,
+            None if t > 0.0 && dt != 0.0 => z * nf / t / focal_tp,
+            None => ratios,
         };
         let apart = self.apart_in(k).then(|| Self::served_apart(r, w));
         let mut tp = match (self.queued_apart(k, w), apart.flatten()) {
@@ -1987,6 +2058,17 @@ fn busy_where_least(p: &Profile, idx: &[usize], key: impl Fn(&Workload) -> f64) 
     idx.iter()
         .min_by(|&&a, &&b| k(a).total_cmp(&k(b)))
         .and_then(|&i| p.points[i].device_busy_frac)
+}
+
+/// The CPU cores kept busy per generator at the point of curve `idx`
+/// whose workload has the least `key` (the readFrac curve's all writes),
+/// if `p` recorded its CPU time.
+fn cpu_where_least(p: &Profile, idx: &[usize], key: impl Fn(&Workload) -> f64) -> Option<f64> {
+    let k = |i: usize| key(&p.points[i].workload);
+    let i = *idx.iter().min_by(|&&a, &&b| k(a).total_cmp(&k(b)))?;
+    let pt = &p.points[i];
+    pt.cpu_cores_busy
+        .map(|c| c / f64::from(pt.workload.process_num))
 }
 
 /// A region's focal workload, the median of its measurements and the
