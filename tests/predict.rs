@@ -480,7 +480,7 @@ fn validate_sparc1990() {
     last_region_within("sparc1990", &v, 0.18);
 }
 
-/// split-cache: `willy` 5.7% overall (`chen` 8.9%), its last region 16.3%
+/// split-cache: `willy` 5.6% overall (`chen` 8.9%), its last region 16.3%
 /// (`chen` 22.4%; 21.0% before uniqueBytes changed the reads' time alone
 /// there, docs/PREDICTION.md step 23, 19.3% before the size and seqFrac
 /// did, step 29); both above Must show 1's 5% and 15%, so regression

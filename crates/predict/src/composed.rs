@@ -767,6 +767,7 @@ fn prepared(p: &Profile) -> Result<Predictor, PredictError> {
         .unique_on_reads_in_last_region()
         .unique_on_writes_past_a_write_cache()
         .size_on_reads_in_last_region()
+        .unique_on_reads_past_the_read_cache()
         .bounded_by_peak()
         .no_faster_than_the_region_before())
 }
@@ -1210,42 +1211,91 @@ mod tests {
 
     /// Step 29: beyond a 64 MiB write cache a byte written costs the device
     /// 2.5 ns whatever the request's size, while a read pays a 5 ms seek
-    /// and 10 ns a byte, and interleaving them costs `r·(1 - r)` of the
+    /// and 10 ns a byte, and interleaving them costs `2·r·(1 - r)` of the
     /// reads' time more. At the last region's focal 4 GiB, sizes of 4 KiB
     /// to 1 MiB with none to all of the requests reads: `willy` exact
     /// (the sizeMean curve measured at half reads, the readFrac curve at
-    /// 64 KiB), `chen` 14 times too slow for 4 KiB writes; and as `chen` where the
-    /// all-writes point kept its generator copying most of the time (its
-    /// writes taken by a page cache, not waiting for the device).
+    /// 64 KiB), `chen` 14 times too slow for 4 KiB writes; and as `chen`
+    /// where the all-writes point kept its generator copying most of the
+    /// time (its writes taken by a page cache, not waiting for the device).
+    /// With reads hitting a 1 GiB read cache at the ratio `C/U`, the
+    /// uniqueBytes curve's change at 8 GiB taken the same way (step 23 with
+    /// the interleaving): exact, and off without it.
     #[test]
     fn beyond_a_write_cache_the_size_changes_the_reads_time_alone() {
-        let tp = |w: &Workload| {
-            let (z, r) = (w.size_mean.0 as f64, w.read_frac);
-            let read = (5e-3 + z / 100e6) / z;
-            1.0 / (r * read + (1.0 - r) * 2.5e-9 + r * (1.0 - r) * read)
+        // `hits`: whether reads hit a 1 GiB read cache with the ratio `C/U`.
+        let system = |hits: bool| {
+            move |w: &Workload| {
+                let (z, r) = (w.size_mean.0 as f64, w.read_frac);
+                let u = w.unique_bytes.0 as f64;
+                let h = if hits { (GIB as f64 / u).min(1.0) } else { 0.0 };
+                let read = h / 2e9 + (1.0 - h) * (5e-3 + z / 100e6) / z;
+                1.0 / (r * read + (1.0 - r) * 2.5e-9 + 2.0 * r * (1.0 - r) * read)
+            }
         };
-        let with_cpu = |busy: f64| {
-            let mut p = synthetic_with_cpu(tp, |_| Some(busy));
+        let with_cpu = |hits: bool, busy: f64| {
+            let mut p = synthetic_with_cpu(system(hits), |_| Some(busy));
             add_write_cache(&mut p, 64 << 20);
             p
         };
-        let (c, m) = models(&with_cpu(0.1));
-        for z in [4u64 << 10, 16 << 10, 256 << 10, 1 << 20] {
-            for r in [0.0, 0.25, 0.75, 1.0] {
-                let w = Workload::of(4 * GIB, z, r, 0.5, 1);
-                let e = m.predict(&w).predicted_throughput_bytes_per_sec / tp(&w) - 1.0;
-                assert!(e.abs() < 1e-6, "{z} {r}: willy {e:+.3}");
+        let exact = |hits: bool, w: &Workload| {
+            let m = Composed::new(&with_cpu(hits, 0.1)).unwrap();
+            let e = m.predict(w).predicted_throughput_bytes_per_sec / system(hits)(w) - 1.0;
+            assert!(e.abs() < 1e-6, "{w:?}: willy {e:+.3}");
+        };
+        for r in [0.0, 0.25, 0.75, 1.0] {
+            for z in [4u64 << 10, 16 << 10, 256 << 10, 1 << 20] {
+                exact(false, &Workload::of(4 * GIB, z, r, 0.5, 1));
             }
+            // And uniqueBytes, by the same mixture (step 23 with it).
+            exact(true, &Workload::of(8 * GIB, 64 << 10, r, 0.5, 1));
         }
+        let (c, m) = models(&with_cpu(false, 0.1));
         let w = Workload::of(4 * GIB, 4 << 10, 0.0, 0.5, 1);
         let (chen, _) = both(&c, &m, &w);
-        assert!(chen < 0.1 * tp(&w), "chen {}", chen / tp(&w));
-        let copying = Composed::new(&with_cpu(0.9)).unwrap();
+        assert!(chen < 0.1 * system(false)(&w), "chen {chen}");
+        let copying = Composed::new(&with_cpu(false, 0.9)).unwrap();
         let willy = copying.predict(&w).predicted_throughput_bytes_per_sec;
         assert!(
             (willy / chen - 1.0).abs() < 1e-6,
             "willy {willy} chen {chen}"
         );
+    }
+
+    /// Step 30: the system of the test above, at 1.5 GiB, in the first
+    /// region (to 1 GiB, its focal point at 128 MiB, beyond the write
+    /// cache), past the read cache: reads alone run 0.14 times as fast as
+    /// at the focal point, half reads 0.49 times (the uniqueBytes curve);
+    /// `willy` exact for all, three quarters and a quarter of reads,
+    /// where the curve's fall given to every workload alike puts reads
+    /// alone 3.6 times too fast (as `chen`).
+    #[test]
+    fn past_the_read_cache_uniquebytes_changes_the_reads_time_alone() {
+        let tp = |w: &Workload| {
+            let h = (GIB as f64 / w.unique_bytes.0 as f64).min(1.0);
+            let read = h / 2e9 + (1.0 - h) / 100e6;
+            1.0 / (w.read_frac * read + (1.0 - w.read_frac) / 400e6)
+        };
+        let mut p = synthetic(tp);
+        add_write_cache(&mut p, 64 << 20);
+        // The first region's uniqueBytes curve measured at 1.5 GiB too.
+        let mut point = p.points[p.regions[0].curves.unique_bytes[0]].clone();
+        point.workload.unique_bytes = Bytes(GIB * 3 / 2);
+        point.throughput_bytes_per_sec = tp(&point.workload);
+        p.points.push(point);
+        p.regions[0].curves.unique_bytes.push(p.points.len() - 1);
+        let (c, m) = models(&p);
+        for rf in [1.0, 0.75, 0.25] {
+            let w = Workload::of(GIB * 3 / 2, 64 << 10, rf, 0.5, 1);
+            assert_eq!(m.predict(&w).region, 0);
+            let (chen, willy) = both(&c, &m, &w);
+            let e = willy / tp(&w) - 1.0;
+            assert!(
+                e.abs() < 1e-6,
+                "{rf}: willy {e:+.4}, chen {}",
+                chen / tp(&w)
+            );
+        }
     }
 
     /// A cache region to 1 GiB whose focal point (128 MiB) lies below a

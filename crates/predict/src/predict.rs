@@ -843,6 +843,8 @@ pub struct Predictor {
     unique_reads: bool,
     /// Whether [`Predictor::size_on_reads_in_last_region`] applies.
     size_reads: bool,
+    /// Whether [`Predictor::unique_on_reads_past_the_read_cache`] applies.
+    unique_reads_past: bool,
 }
 
 /// CPU time per request, `fixed + per_byte·size` seconds, on `cores` CPUs.
@@ -985,6 +987,7 @@ impl Predictor {
             read_procs: false,
             unique_reads: false,
             size_reads: false,
+            unique_reads_past: false,
         })
     }
 
@@ -1068,6 +1071,17 @@ impl Predictor {
         self
     }
 
+    /// The same, [`Predictor::unique_on_reads_in_last_region`] also in a
+    /// region but the last, for a workload past the read cache: there too
+    /// every write reaches the device whatever the uniqueBytes, and only
+    /// reads miss more as it grows (sim:split-cache's middle region, to
+    /// 31 MiB, and its workloads of 35-55 MiB beyond its 34.8 MiB read
+    /// cache: those of 8-39% reads were 17-30% under).
+    pub fn unique_on_reads_past_the_read_cache(mut self) -> Predictor {
+        self.unique_reads_past = true;
+        self
+    }
+
     /// The same, with sizeMean's and seqFrac's effect in the last region
     /// on the reads' time alone, where its writes go beyond a write cache
     /// (as for [`Predictor::unique_on_reads_in_last_region`]) and wait for
@@ -1103,23 +1117,23 @@ impl Predictor {
         last: bool,
         tau_size: f64,
     ) -> Option<f64> {
-        let waits = r.writes_cpu.is_some_and(|c| c < WRITES_COPY);
         let beyond = self.writes_beyond(r) == Some(WritesBeyond::WriteCache);
-        if !(last && self.size_reads && waits && beyond && tau_size > 0.0) {
+        if !(last && beyond && tau_size > 0.0) {
             return None;
         }
-        let read = &r.curves[1];
-        let (r0, rw) = (r.focal.read_frac, w.read_frac);
-        let at_w = read.at_axis(Param::ReadFrac.axis(rw)).0;
-        let (tw, tr0) = (1.0 / read.at(0.0).0, 1.0 / read.at(1.0).0);
-        let beyond_mixture = |rf: f64, tau: f64| tau - rf * tr0 - (1.0 - rf) * tw;
-        let p0 = beyond_mixture(r0, 1.0 / r.at_focal[1]);
-        let pw = beyond_mixture(rw, 1.0 / at_w);
-        let share = r0 + p0 / tr0;
-        let tr = (tau_size - (1.0 - r0) * tw) / share;
-        let tau = rw * tr + (1.0 - rw) * tw + pw * tr / tr0;
-        (share > 0.0 && tr > 0.0 && tau > 0.0)
-            .then(|| 1.0 / tau / r.at_focal[0] / (at_w / r.at_focal[1]))
+        let tau = self.interleaved(r)?.at(tau_size, w.read_frac)?;
+        let at_w = r.curves[1].at(w.read_frac).0;
+        Some(1.0 / tau / r.at_focal[0] / (at_w / r.at_focal[1]))
+    }
+
+    /// Region `r`'s reads and writes as [`Interleaved`], where
+    /// [`Predictor::size_on_reads_in_last_region`] applies and the
+    /// readFrac curve's all-writes point kept its generators on a CPU
+    /// less than [`WRITES_COPY`] of the time (its writes waited for the
+    /// device).
+    fn interleaved<'a>(&self, r: &'a RegionModel) -> Option<Interleaved<'a>> {
+        let waits = r.writes_cpu.is_some_and(|c| c < WRITES_COPY);
+        (self.size_reads && waits).then(|| Interleaved::of(&r.curves[1], r))
     }
 
     /// The uniqueBytes curve's ratio at `w`'s uniqueBytes (`x` on the
@@ -1134,8 +1148,10 @@ impl Predictor {
         last: bool,
     ) -> f64 {
         let unique = r.unique.as_ref().map_or(at_u, |c| c.at_axis(x).0) / r.unique_at_focal.0;
-        let reads =
-            last && self.unique_reads && self.writes_beyond(r) == Some(WritesBeyond::WriteCache);
+        let past_read = self.unique_reads_past && w.unique_bytes.0 as f64 > self.share_cache;
+        let reads = (last || past_read)
+            && self.unique_reads
+            && self.writes_beyond(r) == Some(WritesBeyond::WriteCache);
         let writes = !last && r.falls_at_write_cache && self.past_the_write_cache(w);
         if !(reads || writes) {
             return unique;
@@ -1155,6 +1171,13 @@ impl Predictor {
         let focal = share(r.focal.read_frac);
         if !(focal > 0.0 && unique > 0.0) {
             return unique;
+        }
+        if let Some(tau) = self
+            .interleaved(r)
+            .filter(|_| reads)
+            .and_then(|m| m.at(1.0 / r.at_focal[1] / unique, w.read_frac))
+        {
+            return 1.0 / read.at(w.read_frac).0 / tau;
         }
         // That kind's time at `w`'s uniqueBytes over the focal point's.
         let g = (1.0 + (1.0 / unique - 1.0) / focal).max(MIN_READ_TIME);
@@ -1910,6 +1933,49 @@ impl Predictor {
             tp = tp.min(r.peak * unique);
         }
         (tp * gain, outside)
+    }
+}
+
+/// Time per byte where reads and writes are served by one device at
+/// different costs ([`Predictor::size_on_reads_in_last_region`]): per
+/// byte, writes take `t_w` and reads `t_r`, and interleaving them adds
+/// `P(r)·t_r/t_r0`, `P(r)` what the readFrac curve's time per byte at `r`
+/// has beyond the mixture of its ends (`t_r0` reads alone there, `t_w`
+/// writes alone). A change of the reads' time (by the request's size or
+/// uniqueBytes) is read from a curve measured at the focal readFrac
+/// `r0`.
+#[derive(Clone, Copy, Debug)]
+struct Interleaved<'a> {
+    read: &'a Curve,
+    r0: f64,
+    tr0: f64,
+    tw: f64,
+    /// `r0 + P(r0)/t_r0`: how much of the focal point's time per byte
+    /// moves with the reads' time.
+    share: f64,
+}
+
+impl<'a> Interleaved<'a> {
+    fn of(read: &'a Curve, r: &RegionModel) -> Interleaved<'a> {
+        let (tr0, tw) = (1.0 / read.at(1.0).0, 1.0 / read.at(0.0).0);
+        let r0 = r.focal.read_frac;
+        let p0 = 1.0 / r.at_focal[1] - r0 * tr0 - (1.0 - r0) * tw;
+        Interleaved {
+            read,
+            r0,
+            tr0,
+            tw,
+            share: r0 + p0 / tr0,
+        }
+    }
+
+    /// Time per byte at readFrac `rw` where the focal readFrac's is
+    /// `tau0`; `None` where the reads' time would not be positive.
+    fn at(&self, tau0: f64, rw: f64) -> Option<f64> {
+        let tr = (tau0 - (1.0 - self.r0) * self.tw) / self.share;
+        let pw = 1.0 / self.read.at(rw).0 - rw * self.tr0 - (1.0 - rw) * self.tw;
+        let tau = rw * tr + (1.0 - rw) * self.tw + pw * tr / self.tr0;
+        (self.share > 0.0 && tr > 0.0 && tau > 0.0).then_some(tau)
     }
 }
 
