@@ -1192,6 +1192,15 @@ mod tests {
         assert!(willy > 1.5 * tp(&w), "willy {willy}");
     }
 
+    /// Reads hit a 1 GiB read cache with the ratio `C/U` (2 GB/s) and
+    /// otherwise read at 100 MB/s; every write reaches a device that takes
+    /// 400 MB/s of them (beyond a write cache).
+    fn read_cache_beyond_write_cache(w: &Workload) -> f64 {
+        let h = (GIB as f64 / w.unique_bytes.0 as f64).min(1.0);
+        let read = h / 2e9 + (1.0 - h) / 100e6;
+        1.0 / (w.read_frac * read + (1.0 - w.read_frac) / 400e6)
+    }
+
     /// A 1 GiB read cache and a 64 MiB write cache: beyond the write cache
     /// every byte written reaches a device that takes 400 MB/s of them,
     /// whatever the uniqueBytes, while reads hit the read cache (2 GB/s)
@@ -1201,11 +1210,7 @@ mod tests {
     /// shrinks. Without the write cache found, the curve's ratio stands.
     #[test]
     fn beyond_a_write_cache_uniquebytes_changes_the_reads_time_alone() {
-        let tp = |w: &Workload| {
-            let h = (GIB as f64 / w.unique_bytes.0 as f64).min(1.0);
-            let read = h / 2e9 + (1.0 - h) / 100e6;
-            1.0 / (w.read_frac * read + (1.0 - w.read_frac) / 400e6)
-        };
+        let tp = read_cache_beyond_write_cache;
         one_kind_alone(tp, 64 << 20, 2 * GIB, 0.91);
     }
 
@@ -1271,11 +1276,7 @@ mod tests {
     /// alone 3.6 times too fast (as `chen`).
     #[test]
     fn past_the_read_cache_uniquebytes_changes_the_reads_time_alone() {
-        let tp = |w: &Workload| {
-            let h = (GIB as f64 / w.unique_bytes.0 as f64).min(1.0);
-            let read = h / 2e9 + (1.0 - h) / 100e6;
-            1.0 / (w.read_frac * read + (1.0 - w.read_frac) / 400e6)
-        };
+        let tp = read_cache_beyond_write_cache;
         let mut p = synthetic(tp);
         add_write_cache(&mut p, 64 << 20);
         // The first region's uniqueBytes curve measured at 1.5 GiB too.
@@ -1530,6 +1531,26 @@ mod tests {
         assert!((willy / tp(&w) - 1.0).abs() < 0.01, "willy {willy}");
     }
 
+    /// The system of the two tests below: within a 1 GiB cache two CPUs
+    /// copy 1 GB/s each; beyond it one generator reads at 50 MB/s and one
+    /// disk serves two at most, and the disk region's processNum curve, at
+    /// its focal 4 GiB, measured generators whose shares fit running from
+    /// the cache (a gain of 2.5 at four, 8 at eight).
+    fn lru_gains(w: &Workload) -> f64 {
+        let n = f64::from(w.process_num);
+        let u = w.unique_bytes.0;
+        if u <= GIB {
+            return n.min(2.0) * 1e9;
+        }
+        let cached = u / u64::from(w.process_num) <= GIB && u <= 4 * GIB;
+        let gain = match (cached, n > 4.0) {
+            (false, _) => 1.0,
+            (true, false) => 2.5,
+            (true, true) => 8.0,
+        };
+        n.min(2.0) * 50e6 * gain
+    }
+
     /// Beyond a 1 GiB LRU cache (the read probe's `fit_factor` 1.05) one
     /// generator reads at 50 MB/s and one disk serves two at most; the
     /// disk region's processNum curve, at its focal 4 GiB, measured the
@@ -1547,20 +1568,7 @@ mod tests {
     /// cached) is not affected.
     #[test]
     fn below_the_hit_curves_step_generators_that_mix_stay_mixed() {
-        let tp = |w: &Workload| {
-            let n = f64::from(w.process_num);
-            let u = w.unique_bytes.0;
-            if u <= GIB {
-                return n.min(2.0) * 1e9;
-            }
-            let cached = u / u64::from(w.process_num) <= GIB && u <= 4 * GIB;
-            let gain = match (cached, n > 4.0) {
-                (false, _) => 1.0,
-                (true, false) => 2.5,
-                (true, true) => 8.0,
-            };
-            n.min(2.0) * 50e6 * gain
-        };
+        let tp = lru_gains;
         let with_fit = |fit: f64| {
             let mut p = synthetic(tp);
             p.caches[0].fit_factor = Some(fit);
@@ -1595,20 +1603,7 @@ mod tests {
     /// stay mixed too.
     #[test]
     fn generators_that_mostly_read_escape_mixing_further_below_the_step() {
-        let tp = |w: &Workload| {
-            let n = f64::from(w.process_num);
-            let u = w.unique_bytes.0;
-            if u <= GIB {
-                return n.min(2.0) * 1e9;
-            }
-            let cached = u / u64::from(w.process_num) <= GIB && u <= 4 * GIB;
-            let gain = match (cached, n > 4.0) {
-                (false, _) => 1.0,
-                (true, false) => 2.5,
-                (true, true) => 8.0,
-            };
-            n.min(2.0) * 50e6 * gain
-        };
+        let tp = lru_gains;
         let mut p = synthetic(tp);
         p.caches[0].fit_factor = Some(1.05);
         let (c, m) = models(&p);
