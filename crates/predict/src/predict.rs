@@ -1117,8 +1117,9 @@ impl Predictor {
         last: bool,
         tau_size: f64,
     ) -> Option<f64> {
-        let beyond = self.writes_beyond(r) == Some(WritesBeyond::WriteCache);
-        if !(last && beyond && tau_size > 0.0) {
+        if !(last && self.size_reads && tau_size > 0.0)
+            || self.writes_beyond(r) != Some(WritesBeyond::WriteCache)
+        {
             return None;
         }
         let tau = self.interleaved(r)?.at(tau_size, w.read_frac)?;
