@@ -30,7 +30,7 @@
 //!   loop of processNum generators).
 
 use crate::profile::{Profile, ProfileError};
-use willy::doc::profile::{Probe, SizesAt};
+use willy::doc::profile::{Probe, ProfilePoint, SizesAt};
 use willy::workload::Workload;
 
 /// A workload this close (a factor in uniqueBytes) to a drop between
@@ -1134,7 +1134,7 @@ impl Predictor {
     /// device).
     fn interleaved<'a>(&self, r: &'a RegionModel) -> Option<Interleaved<'a>> {
         let waits = r.writes_cpu.is_some_and(|c| c < WRITES_COPY);
-        (self.size_reads && waits).then(|| Interleaved::of(&r.curves[1], r))
+        (self.size_reads && waits).then(|| Interleaved::of(r))
     }
 
     /// The uniqueBytes curve's ratio at `w`'s uniqueBytes (`x` on the
@@ -1158,6 +1158,13 @@ impl Predictor {
             return unique;
         }
         let read = &r.curves[1];
+        if let Some(tau) = self
+            .interleaved(r)
+            .filter(|_| reads && unique > 0.0)
+            .and_then(|m| m.at(1.0 / r.at_focal[1] / unique, w.read_frac))
+        {
+            return 1.0 / read.at(w.read_frac).0 / tau;
+        }
         // Time per byte of reads alone and of writes alone at the focal point.
         let (tr, tw) = (1.0 / read.at(1.0).0, 1.0 / read.at(0.0).0);
         // The share of a workload's time that the kind uniqueBytes changes takes.
@@ -1172,13 +1179,6 @@ impl Predictor {
         let focal = share(r.focal.read_frac);
         if !(focal > 0.0 && unique > 0.0) {
             return unique;
-        }
-        if let Some(tau) = self
-            .interleaved(r)
-            .filter(|_| reads)
-            .and_then(|m| m.at(1.0 / r.at_focal[1] / unique, w.read_frac))
-        {
-            return 1.0 / read.at(w.read_frac).0 / tau;
         }
         // That kind's time at `w`'s uniqueBytes over the focal point's.
         let g = (1.0 + (1.0 / unique - 1.0) / focal).max(MIN_READ_TIME);
@@ -1957,7 +1957,8 @@ struct Interleaved<'a> {
 }
 
 impl<'a> Interleaved<'a> {
-    fn of(read: &'a Curve, r: &RegionModel) -> Interleaved<'a> {
+    fn of(r: &'a RegionModel) -> Interleaved<'a> {
+        let read = &r.curves[1];
         let (tr0, tw) = (1.0 / read.at(1.0).0, 1.0 / read.at(0.0).0);
         let r0 = r.focal.read_frac;
         let p0 = 1.0 / r.at_focal[1] - r0 * tr0 - (1.0 - r0) * tw;
@@ -2117,23 +2118,28 @@ struct Queued {
     device: f64,
 }
 
-/// The device's busy fraction at the point of curve `idx` whose workload
-/// has the least `key` (the readFrac curve's all writes, the processNum
-/// curve's most generators), if `p` recorded it.
-fn busy_where_least(p: &Profile, idx: &[usize], key: impl Fn(&Workload) -> f64) -> Option<f64> {
-    let k = |i: usize| key(&p.points[i].workload);
-    idx.iter()
-        .min_by(|&&a, &&b| k(a).total_cmp(&k(b)))
-        .and_then(|&i| p.points[i].device_busy_frac)
-}
-
-/// The CPU cores kept busy per generator at the point of curve `idx`
-/// whose workload has the least `key` (the readFrac curve's all writes),
-/// if `p` recorded its CPU time.
-fn cpu_where_least(p: &Profile, idx: &[usize], key: impl Fn(&Workload) -> f64) -> Option<f64> {
+/// The point of curve `idx` whose workload has the least `key` (the
+/// readFrac curve's all writes, the processNum curve's most generators).
+fn point_where_least<'a>(
+    p: &'a Profile,
+    idx: &[usize],
+    key: impl Fn(&Workload) -> f64,
+) -> Option<&'a ProfilePoint> {
     let k = |i: usize| key(&p.points[i].workload);
     let i = *idx.iter().min_by(|&&a, &&b| k(a).total_cmp(&k(b)))?;
-    let pt = &p.points[i];
+    Some(&p.points[i])
+}
+
+/// The device's busy fraction at [`point_where_least`], if `p` recorded
+/// it.
+fn busy_where_least(p: &Profile, idx: &[usize], key: impl Fn(&Workload) -> f64) -> Option<f64> {
+    point_where_least(p, idx, key)?.device_busy_frac
+}
+
+/// The CPU cores kept busy per generator at [`point_where_least`], if `p`
+/// recorded its CPU time.
+fn cpu_where_least(p: &Profile, idx: &[usize], key: impl Fn(&Workload) -> f64) -> Option<f64> {
+    let pt = point_where_least(p, idx, key)?;
     pt.cpu_cores_busy
         .map(|c| c / f64::from(pt.workload.process_num))
 }
@@ -2294,7 +2300,7 @@ pub(crate) fn read_cache(p: &Profile) -> Option<f64> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use willy::doc::profile::{sample, Curves, ProfilePoint};
+    use willy::doc::profile::{sample, Curves};
 
     /// A profile of one region measured in the scaler's order (the focal
     /// point, the sizeMean and processNum curves, the focal point again,
