@@ -46,6 +46,9 @@ pub fn table(report: &RunReport) -> String {
         rate(r.throughput_bytes_per_sec),
         r.iops
     );
+    if let Some(line) = generators(&r.generators_bytes_per_sec) {
+        let _ = writeln!(s, "{line}");
+    }
     let _ = writeln!(s);
     let _ = writeln!(
         s,
@@ -57,6 +60,26 @@ pub fn table(report: &RunReport) -> String {
         r.cpu.cores_busy
     );
     s
+}
+
+/// How the throughput divides between the generators, where there are
+/// several: the slowest's, the median and the fastest's (generators whose
+/// shares stay cached run apart from the others).
+fn generators(each: &[f64]) -> Option<String> {
+    if each.len() < 2 {
+        return None;
+    }
+    let mut v = each.to_vec();
+    v.sort_by(f64::total_cmp);
+    let median = willy::stats::median(&v);
+    Some(format!(
+        "{:<8} {:>14}              median of {} generators; slowest {}, fastest {}",
+        "per gen.",
+        rate(median),
+        v.len(),
+        rate(v[0]),
+        rate(v[v.len() - 1])
+    ))
 }
 
 /// The workload, the target and how the measurement went.

@@ -54,7 +54,7 @@ fn f(v: &Value, path: &str) -> f64 {
 
 fn check(v: &Value, engine: &str, direct: bool, read_frac: f64) {
     assert_eq!(v["kind"], "willy-run");
-    assert_eq!(v["schema_version"], 7);
+    assert_eq!(v["schema_version"], 8);
     assert_eq!(v["engine"], engine);
     assert_eq!(v["simulated"], false);
     assert_eq!(v["target"]["kind"], "files");
@@ -94,6 +94,11 @@ fn check(v: &Value, engine: &str, direct: bool, read_frac: f64) {
     assert!((0.5..=1.01).contains(&dur), "duration {dur}");
     assert!((f(v, "/throughput_bytes_per_sec") * dur / bytes - 1.0).abs() < 1e-9);
     assert!((f(v, "/iops") * dur / total - 1.0).abs() < 1e-9);
+    let each = generators_bytes_per_sec(v, 4);
+    assert!(
+        each.iter().all(|&x| x > 0.0),
+        "every generator moved: {each:?}"
+    );
     assert!(v["ci95_rel"].is_number(), "ci95_rel: {}", v["ci95_rel"]);
     for dir in ["reads", "writes"] {
         let l = &v[dir]["latency_us"];

@@ -145,7 +145,7 @@ fn a_stalled_point_is_not_met_and_says_so() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).expect("stdout is the JSON alone");
-    assert_eq!(v["schema_version"], 7);
+    assert_eq!(v["schema_version"], 8);
     assert_eq!(v["stopping"]["stalled"], true, "{}", stderr(&o));
     assert_eq!(v["stopping"]["target_met"], false);
     assert!(stderr(&o).contains("STALLED"), "{}", stderr(&o));
@@ -191,4 +191,52 @@ fn a_point_that_settles_late_says_where() {
         "{}",
         stderr(&o)
     );
+}
+
+/// Each generator's throughput (`generators_bytes_per_sec`, and the table's
+/// `per gen.` line): on sim:sparc1990 (a 21 MiB cache), two generators of
+/// random 16 KiB reads over 30 MiB work on shares of 15 MiB, one of which
+/// stays cached. That one runs from memory, several times faster than the
+/// other, which waits for the disk (issue 13's per-process shares). Over
+/// 8 MiB both shares fit and the two run alike. Either way the two add up
+/// to the total.
+#[test]
+fn each_generator_says_how_fast_its_share_ran() {
+    let run = |unique: &str, procs: &str, json: bool| {
+        let o = willy()
+            .args(["run", "--target", "sim:sparc1990", "--unique-bytes", unique])
+            .args([
+                "--size-mean",
+                "16KiB",
+                "--read-frac",
+                "1",
+                "--seq-frac",
+                "0",
+            ])
+            .args(["--process-num", procs])
+            .args(if json { &["--json", "-"][..] } else { &[] })
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let fastest_over_slowest = |unique: &str| {
+        let v: Value = serde_json::from_str(&run(unique, "2", true)).expect("the JSON alone");
+        let each = generators_bytes_per_sec(&v, 2);
+        let (lo, hi) = (each[0].min(each[1]), each[0].max(each[1]));
+        assert!(lo > 0.0, "{each:?}");
+        hi / lo
+    };
+    let apart = fastest_over_slowest("30MiB");
+    assert!(apart > 5.0, "one share cached, the other not: {apart}");
+    let alike = fastest_over_slowest("8MiB");
+    assert!(alike < 1.1, "both shares cached: {alike}");
+    // The table says so too, where there are several.
+    let table = run("30MiB", "2", false);
+    assert!(
+        table.contains("per gen.") && table.contains("median of 2 generators; slowest"),
+        "{table}"
+    );
+    let one = run("8MiB", "1", false);
+    assert!(!one.contains("per gen."), "{one}");
 }

@@ -170,3 +170,19 @@ pub fn quick_json(c: &mut Command, out: &Path) -> serde_json::Value {
     run_ok(c.arg("--json").arg(out).args(QUICK));
     serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
 }
+
+/// A run document's `generators_bytes_per_sec`: `n` of them, adding up to
+/// its `throughput_bytes_per_sec`.
+pub fn generators_bytes_per_sec(v: &serde_json::Value, n: usize) -> Vec<f64> {
+    let each: Vec<f64> = v["generators_bytes_per_sec"]
+        .as_array()
+        .expect("generators_bytes_per_sec")
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(each.len(), n, "{each:?}");
+    let total = v["throughput_bytes_per_sec"].as_f64().unwrap();
+    let sum: f64 = each.iter().sum();
+    assert!((sum / total - 1.0).abs() < 1e-9, "{each:?} vs {total}");
+    each
+}

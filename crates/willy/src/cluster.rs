@@ -413,6 +413,8 @@ pub fn combine(ends: &[RankEnd], hosts: &[String], stonewall: Option<u64>) -> Me
         verified_blocks: verified,
         background: first.background,
         cluster: Some(cluster_info(ends, hosts, stonewall)),
+        // The ranks' generators are their own; see `cluster`.
+        generators_bytes_per_sec: Vec::new(),
         completions: Default::default(),
     }
 }

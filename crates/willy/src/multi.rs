@@ -117,6 +117,10 @@ pub fn total(ms: &[Measurement]) -> Measurement {
         writes,
         cpu: longest.cpu.clone(),
         device_busy_frac,
+        generators_bytes_per_sec: ms
+            .iter()
+            .flat_map(|m| m.generators_bytes_per_sec.iter().copied())
+            .collect(),
         completions: Default::default(),
         ..first
     }

@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 /// (`targets`, `rounds_kept`, and `target` as the targets joined);
 /// version 6 the simulated host's CPU time in `cpu` and
 /// `device_busy_frac`; version 7 `stopping.transient_intervals` and
-/// `stopping.steady_throughput_bytes_per_sec`.
-pub const RUN_SCHEMA_VERSION: u32 = 7;
+/// `stopping.steady_throughput_bytes_per_sec`; version 8
+/// `generators_bytes_per_sec`.
+pub const RUN_SCHEMA_VERSION: u32 = 8;
 
 /// One measured workload.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -152,6 +153,16 @@ pub struct Measurement {
     /// total. Absent otherwise.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<crate::cluster::ClusterInfo>,
+    /// Each generator's throughput, bytes per second, in the order of its
+    /// files (with several targets, target by target): its share of
+    /// `throughput_bytes_per_sec` by the bytes its requests moved in the
+    /// measurement, so they add up to it. Generators whose shares of
+    /// uniqueBytes stay cached run faster than the others
+    /// (docs/PREDICTION.md, "Per-process shares"). Absent on several ranks
+    /// (`--mpi`) and where nothing was measured (since run document
+    /// version 8).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generators_bytes_per_sec: Vec<f64>,
     /// When each measured request completed, ns on the run's clock,
     /// ascending (not written: the rounds of a run on several targets are
     /// made from them).

@@ -585,6 +585,8 @@ pub struct Slot {
     verify: Option<(crate::verify::Blocks, String)>,
     /// With pipelining: the next request, drawn ahead.
     next: Option<crate::generator::Request>,
+    /// Bytes its requests moved in the measurement.
+    measured: u64,
 }
 
 impl Slot {
@@ -611,6 +613,7 @@ impl Slot {
             req: (0, 0),
             verify: None,
             next: None,
+            measured: 0,
         }
     }
 }
@@ -790,6 +793,7 @@ fn worker(
                 continue;
             }
             if meters[s.meter].record(lane, t, s.op, c.result as u64) {
+                s.measured += c.result as u64;
                 let lat = &mut lats[s.meter];
                 let h = if s.op == Op::Read {
                     &mut lat.read
@@ -893,8 +897,11 @@ pub fn run_many(
         Some(_) if aborted => finish(&meters, &lats, cfg)?,
         Some(c) => vec![finish_ranks(c, &meters[0], &lats[0], &slots, cfg)?],
     };
-    if cfg.verify.is_some() && coordinator.is_none() {
-        count_verified(&mut ms, &slots);
+    if coordinator.is_none() {
+        if cfg.verify.is_some() {
+            count_verified(&mut ms, &slots);
+        }
+        share_by_generator(&mut ms, &slots);
     }
     Ok(ms)
 }
@@ -1129,6 +1136,29 @@ fn count_verified(ms: &mut [Measurement], slots: &[Slot]) {
     }
 }
 
+/// Each measurement's throughput split between its generators, in their
+/// order, by the bytes each moved in the measurement (a request that
+/// completed in the interval the stopping rule ended in may count for its
+/// generator and not in the total, so the shares, not the bytes, are
+/// kept: they add up to the total).
+fn share_by_generator(ms: &mut [Measurement], slots: &[Slot]) {
+    for (k, m) in ms.iter_mut().enumerate() {
+        let bytes: Vec<u64> = slots
+            .iter()
+            .filter(|s| s.meter == k)
+            .map(|s| s.measured)
+            .collect();
+        let all: u64 = bytes.iter().sum();
+        m.generators_bytes_per_sec = match all {
+            0 => Vec::new(),
+            _ => bytes
+                .iter()
+                .map(|&b| m.throughput_bytes_per_sec * b as f64 / all as f64)
+                .collect(),
+        };
+    }
+}
+
 /// One slot per generator of every workload, each on its own file or
 /// region; with `--verify`, each knows its blocks' generations.
 fn slots_of(parts: &[(&Workload, &Target)], cfg: &RunConfig) -> Vec<Slot> {
@@ -1229,6 +1259,7 @@ fn summarise(m: &Meter, lat: &Latencies) -> Measurement {
         verified_blocks: None,
         background: None,
         cluster: None,
+        generators_bytes_per_sec: Vec::new(),
         completions: {
             let mut d = lat.done.clone();
             d.sort_unstable();
@@ -1333,7 +1364,9 @@ pub fn run_sim_placed(
         .map(|_| Latencies::new(active.len()))
         .collect();
     worker(&mut engine, &mut slots, &meters, 0, &mut lats);
-    Ok((finish(&meters, &lats, cfg)?, engine.stats()))
+    let mut ms = finish(&meters, &lats, cfg)?;
+    share_by_generator(&mut ms, &slots);
+    Ok((ms, engine.stats()))
 }
 
 /// Regions (offset, length), sorted: within the simulated storage and

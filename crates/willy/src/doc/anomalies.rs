@@ -18,7 +18,8 @@ use std::collections::BTreeMap;
 ///   the simulated host's CPU time in `cpu`.
 /// - 4: the measurements' `stopping.transient_intervals` and
 ///   `stopping.steady_throughput_bytes_per_sec`.
-pub const ANOMALIES_SCHEMA_VERSION: u32 = 4;
+/// - 5: the measurements' `generators_bytes_per_sec`.
+pub const ANOMALIES_SCHEMA_VERSION: u32 = 5;
 
 /// One dimension of the sampled space.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -176,7 +177,7 @@ pub struct Anomalies {
 impl Document for Anomalies {
     const KIND: &'static str = "willy-anomalies";
     const WHAT: &'static str = "anomalies document";
-    const VERSIONS: &'static [u32] = &[1, 2, 3, ANOMALIES_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, ANOMALIES_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy anomalies`";
     fn check(&self) -> Result<(), DocError> {
         let bad = |msg: String| DocError::Invalid {

@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 /// The interference document's version: 2 added the measurements'
 /// `device_busy_frac`, and on simulated systems the simulated host's CPU
 /// time in `cpu`; 3 the measurements' `stopping.transient_intervals` and
-/// `stopping.steady_throughput_bytes_per_sec`.
-pub const INTERFERENCE_SCHEMA_VERSION: u32 = 3;
+/// `stopping.steady_throughput_bytes_per_sec`; 4 the measurements'
+/// `generators_bytes_per_sec`.
+pub const INTERFERENCE_SCHEMA_VERSION: u32 = 4;
 
 /// Storage (or CPU) busy at least this fraction of the shared run: the
 /// workloads contended for it.
@@ -102,7 +103,7 @@ pub struct Interference {
 impl Document for Interference {
     const KIND: &'static str = "willy-interference";
     const WHAT: &'static str = "interference";
-    const VERSIONS: &'static [u32] = &[1, 2, INTERFERENCE_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, INTERFERENCE_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy interfere`";
     fn check(&self) -> Result<(), DocError> {
         if self.workloads.len() < 2 {
