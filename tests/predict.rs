@@ -151,7 +151,7 @@ fn drift_is_each_focal_point_again(preset: &str, v: &serde_json::Value) {
 /// 0.1 percentage point).
 fn both_models_side_by_side(preset: &str, v: &serde_json::Value) {
     assert_eq!(v["model"], "willy");
-    assert_eq!(v["schema_version"], 7);
+    assert_eq!(v["schema_version"], 8);
     // The stopping rule's target (version 7 on), the default's.
     assert_eq!(v["ci95_target_rel"], 0.05, "{preset}");
     // How long each workload was measured (version 6 on).
@@ -165,6 +165,19 @@ fn both_models_side_by_side(preset: &str, v: &serde_json::Value) {
         let by = &p["error_by_model"];
         assert_eq!(by["willy"], p["error"], "{preset}: {p}");
         assert!(by["chen"].as_f64().unwrap() >= 0.0, "{preset}: {p}");
+        // Each generator's throughput (version 8), adding up to what was
+        // measured.
+        let each: Vec<f64> = p["generators_bytes_per_sec"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{preset}: {p}"))
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        let n = p["workload"]["processNum"].as_u64().unwrap() as usize;
+        let measured = p["measured_bytes_per_sec"].as_f64().unwrap();
+        assert_eq!(each.len(), n, "{preset}: {p}");
+        let sum: f64 = each.iter().sum();
+        assert!((sum / measured - 1.0).abs() < 1e-9, "{preset}: {p}");
     }
     let overall = &v["median_abs_error_by_model"];
     assert_eq!(overall["willy"], v["median_abs_error"]);

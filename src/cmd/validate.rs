@@ -178,18 +178,18 @@ impl Passes<'_> {
         Ok(self
             .measure_steady(ws, pass, seed)?
             .into_iter()
-            .map(|(t, _)| t)
+            .map(|(t, _, _)| t)
             .collect())
     }
 
     /// [`Passes::measure`], each throughput with the steady state's after
-    /// a transient at its start, where one was found.
+    /// a transient at its start, where one was found, and each generator's.
     fn measure_steady(
         &mut self,
         ws: &[Workload],
         pass: &str,
         seed: u64,
-    ) -> Result<Vec<(f64, Option<f64>)>, Error> {
+    ) -> Result<Vec<Measured>, Error> {
         let mut c = self.cfg.clone();
         c.seed = seed;
         let setting = Setting {
@@ -214,7 +214,11 @@ impl Passes<'_> {
                 human_bytes(t),
                 if fresh { "measured" } else { "resumed" }
             );
-            out.push((t, m.stopping.steady_after_transient()));
+            out.push((
+                t,
+                m.stopping.steady_after_transient(),
+                m.generators_bytes_per_sec,
+            ));
         }
         Ok(out)
     }
@@ -352,6 +356,10 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
     Ok(())
 }
 
+/// A workload's throughput, its steady state's where it began before
+/// it, and each generator's.
+type Measured = (f64, Option<f64>, Vec<f64>);
+
 /// Every model, by name.
 type Models = [willy_predict::Named];
 
@@ -376,12 +384,14 @@ fn measure_all(
     let points: Vec<ValidatedPoint> = ws
         .iter()
         .zip(first.iter().zip(&again))
-        .map(|(w, (&(m, steady), &r))| {
+        .map(|(w, ((m, steady, generators), &r))| {
+            let (m, steady) = (*m, *steady);
             let p = pred.predict(w);
             ValidatedPoint {
                 workload: w.clone(),
                 measured_bytes_per_sec: m,
                 measured_steady_bytes_per_sec: steady,
+                generators_bytes_per_sec: generators.clone(),
                 repeat_bytes_per_sec: r,
                 predicted_bytes_per_sec: p.predicted_throughput_bytes_per_sec,
                 error: rel_error(p.predicted_throughput_bytes_per_sec, m),

@@ -610,6 +610,7 @@ mod tests {
             workload: w.clone(),
             measured_bytes_per_sec: 100.0,
             measured_steady_bytes_per_sec: None,
+            generators_bytes_per_sec: vec![],
             repeat_bytes_per_sec: 101.0,
             predicted_bytes_per_sec: 110.0,
             error: 0.1,

@@ -13,7 +13,7 @@
 //! point's `measured_steady_bytes_per_sec`; 6 adds `min_time_secs` and
 //! `max_time_secs` (how long each workload was measured); 7 adds
 //! `ci95_target_rel` (the interval each workload was measured to,
-//! `willy validate --ci`).
+//! `willy validate --ci`); 8 adds each point's `generators_bytes_per_sec`.
 
 use super::{DocError, Document};
 use crate::engine::EngineKind;
@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version of the validation document this willy writes.
-pub const VALIDATION_SCHEMA_VERSION: u32 = 7;
+pub const VALIDATION_SCHEMA_VERSION: u32 = 8;
 
 /// One point of the error CDF: this fraction of workloads had at most this
 /// error.
@@ -70,6 +70,12 @@ pub struct ValidatedPoint {
     /// the whole measurement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured_steady_bytes_per_sec: Option<f64>,
+    /// Each generator's throughput in that measurement, bytes per second
+    /// (the run document's `generators_bytes_per_sec`): whether the
+    /// shares that fit the cache ran apart from the others. Absent before
+    /// version 8.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generators_bytes_per_sec: Vec<f64>,
     /// Throughput measured again (the next seed), bytes per second.
     pub repeat_bytes_per_sec: f64,
     /// Throughput predicted from the profile, bytes per second.
@@ -211,7 +217,7 @@ pub struct ValidationReport {
 impl Document for ValidationReport {
     const KIND: &'static str = "willy-validation";
     const WHAT: &'static str = "validation";
-    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, 6, VALIDATION_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, 6, 7, VALIDATION_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy validate`";
     fn check(&self) -> Result<(), DocError> {
         if self.points.is_empty() {
