@@ -126,7 +126,15 @@ fn scale_with_probe_puts_the_boundary_and_efficient_size_on_the_size_curve() {
             .arg(&profile),
     );
     let p: Value = serde_json::from_str(&std::fs::read_to_string(&profile).unwrap()).unwrap();
-    assert_eq!(p["schema_version"], 8);
+    assert_eq!(p["schema_version"], 9);
+    // Every point keeps each generator's throughput (version 9).
+    for pt in p["points"].as_array().unwrap() {
+        let n = pt["workload"]["processNum"].as_u64().unwrap() as usize;
+        let each = pt["generators_bytes_per_sec"]
+            .as_array()
+            .expect("generators");
+        assert_eq!(each.len(), n, "{pt}");
+    }
     assert_eq!(p["probe"]["boundaries"]["track_bytes"][0], 351_232);
     let efficient = p["probe"]["efficient_size_bytes"].as_u64().unwrap();
     let sizes: Vec<u64> = p["regions"][0]["curves"]["sizeMean"]

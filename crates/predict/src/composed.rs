@@ -807,6 +807,7 @@ mod tests {
                 cpu_cores_busy,
                 device_busy_frac: None,
                 steady_bytes_per_sec: None,
+                generators_bytes_per_sec: vec![],
             });
             p.points.len() - 1
         };

@@ -2333,6 +2333,7 @@ mod tests {
                 cpu_cores_busy: None,
                 device_busy_frac: None,
                 steady_bytes_per_sec: None,
+                generators_bytes_per_sec: vec![],
             });
             j
         };

@@ -51,7 +51,7 @@ use willy::workload::Workload;
 pub use willy::doc::profile::IMPROVES;
 
 /// What a measurement returns.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Measured {
     /// Throughput, bytes per second.
     pub throughput: f64,
@@ -68,6 +68,9 @@ pub struct Measured {
     pub device_busy_frac: Option<f64>,
     /// The throughput after a transient at the start, where one was found.
     pub steady: Option<f64>,
+    /// Each generator's throughput (the run document's
+    /// `generators_bytes_per_sec`).
+    pub generators: Vec<f64>,
 }
 
 impl From<&willy::report::Measurement> for Measured {
@@ -80,6 +83,7 @@ impl From<&willy::report::Measurement> for Measured {
             cpu_cores_busy: m.cpu.cores_busy.is_finite().then_some(m.cpu.cores_busy),
             device_busy_frac: m.device_busy_frac,
             steady: m.stopping.steady_after_transient(),
+            generators: m.generators_bytes_per_sec.clone(),
         }
     }
 }
@@ -404,6 +408,7 @@ impl<E> Points<'_, E> {
             cpu_cores_busy: m.cpu_cores_busy,
             device_busy_frac: m.device_busy_frac,
             steady_bytes_per_sec: m.steady,
+            generators_bytes_per_sec: m.generators,
         });
         self.index.insert(key, self.points.len() - 1);
         Ok(self.points.len() - 1)

@@ -11,7 +11,7 @@
 //! `willy probe` found first, with `--scale --probe`); 6 each point's CPU
 //! time and device busy time; 7 each region's focal repeats; 8 each
 //! point's `steady_bytes_per_sec`, where its measurement began before its
-//! steady state.
+//! steady state; 9 each point's `generators_bytes_per_sec`.
 //!
 //! Points are stored once, in `points`; curves refer to them by index, so a
 //! point shared by two curves (every focal point is on all its region's
@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 pub const IMPROVES: f64 = 1.05;
 
 /// Version of the profile document this willy writes.
-pub const PROFILE_SCHEMA_VERSION: u32 = 8;
+pub const PROFILE_SCHEMA_VERSION: u32 = 9;
 
 /// Why a profile cannot be used.
 pub type ProfileError = DocError;
@@ -213,6 +213,11 @@ pub struct ProfilePoint {
     /// above, which prediction uses, counts the whole measurement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_bytes_per_sec: Option<f64>,
+    /// Each generator's throughput, bytes per second (the run document's
+    /// `generators_bytes_per_sec`): where the shares that fit the cache
+    /// ran apart from the others. Absent before version 9.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generators_bytes_per_sec: Vec<f64>,
 }
 
 /// One performance region and its family of curves.
@@ -326,7 +331,7 @@ pub struct SizesAt {
 impl Document for Profile {
     const KIND: &'static str = "willy-profile";
     const WHAT: &'static str = "profile";
-    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, 6, 7, PROFILE_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, 6, 7, 8, PROFILE_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy run --scale`";
     fn check(&self) -> Result<(), DocError> {
         self.validate()
@@ -679,6 +684,7 @@ pub fn sample() -> Profile {
         cpu_cores_busy: None,
         device_busy_frac: None,
         steady_bytes_per_sec: None,
+        generators_bytes_per_sec: vec![],
         workload: focal(u),
         throughput_bytes_per_sec: 1e8,
         ci95_rel: Some(0.03),

@@ -314,12 +314,12 @@ mod tests {
         assert_eq!(v.engine, None);
         let err = ValidationReport::from_json(&text.replacen(
             "\"schema_version\": 1",
-            "\"schema_version\": 8",
+            "\"schema_version\": 9",
             1,
         ))
         .unwrap_err();
         assert!(
-            err.to_string().contains("validation schema version 8"),
+            err.to_string().contains("validation schema version 9"),
             "{err}"
         );
         let err = ValidationReport::from_json("{\"kind\":\"willy-profile\"}").unwrap_err();
