@@ -158,7 +158,7 @@ pub struct Measurement {
     /// `throughput_bytes_per_sec` by the bytes its requests moved in the
     /// measurement, so they add up to it. Generators whose shares of
     /// uniqueBytes stay cached run faster than the others
-    /// (docs/PREDICTION.md, "Per-process shares"). Absent on several ranks
+    /// (docs/PREDICTION.md, "The willy model"). Absent on several ranks
     /// (`--mpi`) and where nothing was measured (since run document
     /// version 8).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
