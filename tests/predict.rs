@@ -167,17 +167,8 @@ fn both_models_side_by_side(preset: &str, v: &serde_json::Value) {
         assert!(by["chen"].as_f64().unwrap() >= 0.0, "{preset}: {p}");
         // Each generator's throughput (version 8), adding up to what was
         // measured.
-        let each: Vec<f64> = p["generators_bytes_per_sec"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{preset}: {p}"))
-            .iter()
-            .map(|x| x.as_f64().unwrap())
-            .collect();
         let n = p["workload"]["processNum"].as_u64().unwrap() as usize;
-        let measured = p["measured_bytes_per_sec"].as_f64().unwrap();
-        assert_eq!(each.len(), n, "{preset}: {p}");
-        let sum: f64 = each.iter().sum();
-        assert!((sum / measured - 1.0).abs() < 1e-9, "{preset}: {p}");
+        generators_adding_up(p, "measured_bytes_per_sec", n);
     }
     let overall = &v["median_abs_error_by_model"];
     assert_eq!(overall["willy"], v["median_abs_error"]);

@@ -130,10 +130,7 @@ fn scale_with_probe_puts_the_boundary_and_efficient_size_on_the_size_curve() {
     // Every point keeps each generator's throughput (version 9).
     for pt in p["points"].as_array().unwrap() {
         let n = pt["workload"]["processNum"].as_u64().unwrap() as usize;
-        let each = pt["generators_bytes_per_sec"]
-            .as_array()
-            .expect("generators");
-        assert_eq!(each.len(), n, "{pt}");
+        generators_adding_up(pt, "throughput_bytes_per_sec", n);
     }
     assert_eq!(p["probe"]["boundaries"]["track_bytes"][0], 351_232);
     let efficient = p["probe"]["efficient_size_bytes"].as_u64().unwrap();

@@ -383,15 +383,14 @@ fn measure_all(
     };
     let points: Vec<ValidatedPoint> = ws
         .iter()
-        .zip(first.iter().zip(&again))
+        .zip(first.into_iter().zip(&again))
         .map(|(w, ((m, steady, generators), &r))| {
-            let (m, steady) = (*m, *steady);
             let p = pred.predict(w);
             ValidatedPoint {
                 workload: w.clone(),
                 measured_bytes_per_sec: m,
                 measured_steady_bytes_per_sec: steady,
-                generators_bytes_per_sec: generators.clone(),
+                generators_bytes_per_sec: generators,
                 repeat_bytes_per_sec: r,
                 predicted_bytes_per_sec: p.predicted_throughput_bytes_per_sec,
                 error: rel_error(p.predicted_throughput_bytes_per_sec, m),

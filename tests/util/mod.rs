@@ -171,18 +171,25 @@ pub fn quick_json(c: &mut Command, out: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
 }
 
-/// A run document's `generators_bytes_per_sec`: `n` of them, adding up to
-/// its `throughput_bytes_per_sec`.
-pub fn generators_bytes_per_sec(v: &serde_json::Value, n: usize) -> Vec<f64> {
+/// A run document's `generators_bytes_per_sec` (or a validated point's,
+/// whose total is `measured_bytes_per_sec`): `n` of them, adding up to the
+/// document's `total` field.
+pub fn generators_adding_up(v: &serde_json::Value, total: &str, n: usize) -> Vec<f64> {
     let each: Vec<f64> = v["generators_bytes_per_sec"]
         .as_array()
-        .expect("generators_bytes_per_sec")
+        .unwrap_or_else(|| panic!("no generators_bytes_per_sec in {v}"))
         .iter()
         .map(|x| x.as_f64().unwrap())
         .collect();
     assert_eq!(each.len(), n, "{each:?}");
-    let total = v["throughput_bytes_per_sec"].as_f64().unwrap();
+    let total = v[total].as_f64().unwrap();
     let sum: f64 = each.iter().sum();
     assert!((sum / total - 1.0).abs() < 1e-9, "{each:?} vs {total}");
     each
+}
+
+/// A run document's `generators_bytes_per_sec`: `n` of them, adding up to
+/// its `throughput_bytes_per_sec`.
+pub fn generators_bytes_per_sec(v: &serde_json::Value, n: usize) -> Vec<f64> {
+    generators_adding_up(v, "throughput_bytes_per_sec", n)
 }
