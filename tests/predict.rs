@@ -93,7 +93,7 @@ fn validated(preset: &str, bound: f64, n: usize, extra: &[&str]) -> serde_json::
 
 /// Beneath the models' errors, the table's `repeatability` row: overall
 /// the document's `repeatability_error`, in each region the median of its
-/// points' `repeat_error`.
+/// points' `repeat_error`, which the document's region keeps too.
 fn repeatability_by_region(preset: &str, v: &serde_json::Value, out: &str) {
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let row = out
@@ -115,6 +115,12 @@ fn repeatability_by_region(preset: &str, v: &serde_json::Value, out: &str) {
             0 => "-".to_string(),
             _ => pct((e[(n - 1) / 2] + e[n / 2]) / 2.0),
         });
+        // The same number in the document (version 9).
+        if n > 0 {
+            let got = r["repeatability_error"].as_f64().unwrap();
+            let median = (e[(n - 1) / 2] + e[n / 2]) / 2.0;
+            assert!((got - median).abs() < 1e-12, "{preset}: {got} vs {median}");
+        }
     }
     let got: Vec<&str> = row.split_whitespace().skip(1).collect();
     assert_eq!(got, want, "{preset}: {row}");
@@ -151,7 +157,7 @@ fn drift_is_each_focal_point_again(preset: &str, v: &serde_json::Value) {
 /// 0.1 percentage point).
 fn both_models_side_by_side(preset: &str, v: &serde_json::Value) {
     assert_eq!(v["model"], "willy");
-    assert_eq!(v["schema_version"], 8);
+    assert_eq!(v["schema_version"], 9);
     // The stopping rule's target (version 7 on), the default's.
     assert_eq!(v["ci95_target_rel"], 0.05, "{preset}");
     // How long each workload was measured (version 6 on).

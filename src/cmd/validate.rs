@@ -20,9 +20,7 @@ use willy::testbed::{TargetArg, Testbed, TestbedOptions};
 use willy::units::{human_bytes, Bytes};
 use willy::workload::Workload;
 use willy::Error;
-use willy_predict::validate::{
-    median, random_workloads, rel_error, Orthogonal, Setup, ValidatedPoint,
-};
+use willy_predict::validate::{random_workloads, rel_error, Orthogonal, Setup, ValidatedPoint};
 use willy_predict::Model;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -490,13 +488,7 @@ fn print_models(report: &ValidationReport) {
         pct(report.repeatability_error)
     );
     for r in &report.regions {
-        let there: Vec<f64> = report
-            .points
-            .iter()
-            .filter(|p| p.region == r.region)
-            .map(|p| p.repeat_error)
-            .collect();
-        let v = (!there.is_empty()).then(|| pct(median(&there)));
+        let v = r.repeatability_error.map(pct);
         line += &format!(" {:>15}", v.unwrap_or_else(|| "-".into()));
     }
     println!("{line}");

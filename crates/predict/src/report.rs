@@ -246,6 +246,9 @@ pub fn html(p: &Profile, figures: &[Figure], validation: Option<&ValidationRepor
             v.points.len(),
             v.repeatability_error * 100.0
         );
+        if let Some(regions) = by_region(v) {
+            h += &format!("<li>By region: {}.</li>\n", esc(&regions));
+        }
         if let Some(drift) = v.drift_summary() {
             h += &format!(
                 "<li>Since the profile, each region's focal point measured again moved by: {}.</li>\n",
@@ -266,6 +269,37 @@ pub fn html(p: &Profile, figures: &[Figure], validation: Option<&ValidationRepor
     h += &tables(p);
     h += "</body></html>\n";
     h
+}
+
+/// Each region's workloads, every model's median error there and, from
+/// validation version 9, how much they differ measured again: a disk
+/// region's noise is often several times the whole validation's. `None`
+/// without regions (before version 3).
+fn by_region(v: &ValidationReport) -> Option<String> {
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let parts: Vec<String> = v
+        .regions
+        .iter()
+        .map(|r| {
+            let numbers: Vec<String> = r
+                .median_abs_error_by_model
+                .iter()
+                .map(|(name, &e)| format!("{name} {}", pct(e)))
+                .chain(
+                    r.repeatability_error
+                        .map(|x| format!("repeatability {}", pct(x))),
+                )
+                .collect();
+            let s = if r.workloads == 1 { "" } else { "s" };
+            format!(
+                "region {}, {} workload{s}: {}",
+                r.region,
+                r.workloads,
+                numbers.join(", ")
+            )
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The system table's rows.
@@ -633,7 +667,20 @@ mod tests {
             model: "chen".into(),
         };
         let mut v = crate::validate::report(setup, vec![point], None, vec![]);
-        assert!(!html(&p, &[], Some(&v)).contains("moved by"));
+        let h = html(&p, &[], Some(&v));
+        assert!(!h.contains("moved by"));
+        // Each region's errors and repeatability (version 9).
+        assert!(
+            h.contains("By region: region 0, 1 workload: repeatability 1.0%."),
+            "{h}"
+        );
+        v.regions[0].median_abs_error_by_model = [("chen".to_string(), 0.1)].into();
+        v.regions[0].repeatability_error = None;
+        let h = html(&p, &[], Some(&v));
+        assert!(
+            h.contains("By region: region 0, 1 workload: chen 10.0%."),
+            "{h}"
+        );
         v.drift = vec![willy::doc::validation::DriftPoint {
             region: 1,
             workload: w,

@@ -347,7 +347,8 @@ pub fn median_by_model(points: &[&ValidatedPoint]) -> BTreeMap<String, f64> {
     errors.into_iter().map(|(n, e)| (n, median(&e))).collect()
 }
 
-/// [`median_by_model`] for each region the points were predicted in.
+/// [`median_by_model`] for each region the points were predicted in, with
+/// the median of their repeat errors.
 pub fn by_region(points: &[ValidatedPoint]) -> Vec<RegionErrors> {
     let mut regions: BTreeMap<usize, Vec<&ValidatedPoint>> = BTreeMap::new();
     for p in points {
@@ -355,10 +356,14 @@ pub fn by_region(points: &[ValidatedPoint]) -> Vec<RegionErrors> {
     }
     regions
         .into_iter()
-        .map(|(k, here)| RegionErrors {
-            region: k,
-            workloads: here.len(),
-            median_abs_error_by_model: median_by_model(&here),
+        .map(|(k, here)| {
+            let repeat: Vec<f64> = here.iter().map(|p| p.repeat_error).collect();
+            RegionErrors {
+                region: k,
+                workloads: here.len(),
+                median_abs_error_by_model: median_by_model(&here),
+                repeatability_error: Some(median(&repeat)),
+            }
         })
         .collect()
 }

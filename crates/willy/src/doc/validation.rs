@@ -13,7 +13,8 @@
 //! point's `measured_steady_bytes_per_sec`; 6 adds `min_time_secs` and
 //! `max_time_secs` (how long each workload was measured); 7 adds
 //! `ci95_target_rel` (the interval each workload was measured to,
-//! `willy validate --ci`); 8 adds each point's `generators_bytes_per_sec`.
+//! `willy validate --ci`); 8 adds each point's `generators_bytes_per_sec`;
+//! 9 adds each region's `repeatability_error`.
 
 use super::{DocError, Document};
 use crate::engine::EngineKind;
@@ -22,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version of the validation document this willy writes.
-pub const VALIDATION_SCHEMA_VERSION: u32 = 8;
+pub const VALIDATION_SCHEMA_VERSION: u32 = 9;
 
 /// One point of the error CDF: this fraction of workloads had at most this
 /// error.
@@ -123,6 +124,12 @@ pub struct RegionErrors {
     pub workloads: usize,
     /// Their median error under each model, by the model's name.
     pub median_abs_error_by_model: BTreeMap<String, f64>,
+    /// The median of their `repeat_error`s: how much the same workloads
+    /// measured again differ there, the noise the errors there stand on
+    /// (a disk region's is often several times the whole document's
+    /// `repeatability_error`). Absent before version 9.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeatability_error: Option<f64>,
 }
 
 /// A point of the profile measured again when the validation starts: how
@@ -217,7 +224,7 @@ pub struct ValidationReport {
 impl Document for ValidationReport {
     const KIND: &'static str = "willy-validation";
     const WHAT: &'static str = "validation";
-    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, 6, 7, VALIDATION_SCHEMA_VERSION];
+    const VERSIONS: &'static [u32] = &[1, 2, 3, 4, 5, 6, 7, 8, VALIDATION_SCHEMA_VERSION];
     const REDO: &'static str = "rerun `willy validate`";
     fn check(&self) -> Result<(), DocError> {
         if self.points.is_empty() {
@@ -314,12 +321,12 @@ mod tests {
         assert_eq!(v.engine, None);
         let err = ValidationReport::from_json(&text.replacen(
             "\"schema_version\": 1",
-            "\"schema_version\": 9",
+            "\"schema_version\": 10",
             1,
         ))
         .unwrap_err();
         assert!(
-            err.to_string().contains("validation schema version 9"),
+            err.to_string().contains("validation schema version 10"),
             "{err}"
         );
         let err = ValidationReport::from_json("{\"kind\":\"willy-profile\"}").unwrap_err();
