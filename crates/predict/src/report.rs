@@ -246,7 +246,7 @@ pub fn html(p: &Profile, figures: &[Figure], validation: Option<&ValidationRepor
             v.points.len(),
             v.repeatability_error * 100.0
         );
-        if let Some(regions) = by_region(v) {
+        if let Some(regions) = region_findings(v) {
             h += &format!("<li>By region: {}.</li>\n", esc(&regions));
         }
         if let Some(drift) = v.drift_summary() {
@@ -275,7 +275,7 @@ pub fn html(p: &Profile, figures: &[Figure], validation: Option<&ValidationRepor
 /// validation version 9, how much they differ measured again: a disk
 /// region's noise is often several times the whole validation's. `None`
 /// without regions (before version 3).
-fn by_region(v: &ValidationReport) -> Option<String> {
+fn region_findings(v: &ValidationReport) -> Option<String> {
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let parts: Vec<String> = v
         .regions

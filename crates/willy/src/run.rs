@@ -1142,12 +1142,13 @@ fn count_verified(ms: &mut [Measurement], slots: &[Slot]) {
 /// generator and not in the total, so the shares, not the bytes, are
 /// kept: they add up to the total).
 fn share_by_generator(ms: &mut [Measurement], slots: &[Slot]) {
-    for (k, m) in ms.iter_mut().enumerate() {
-        let bytes: Vec<u64> = slots
-            .iter()
-            .filter(|s| s.meter == k)
-            .map(|s| s.measured)
-            .collect();
+    let mut by_meter: Vec<Vec<u64>> = vec![Vec::new(); ms.len()];
+    for s in slots {
+        if let Some(b) = by_meter.get_mut(s.meter) {
+            b.push(s.measured);
+        }
+    }
+    for (m, bytes) in ms.iter_mut().zip(by_meter) {
         let all: u64 = bytes.iter().sum();
         m.generators_bytes_per_sec = match all {
             0 => Vec::new(),
