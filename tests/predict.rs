@@ -8,7 +8,7 @@ fn json(p: &std::path::Path) -> serde_json::Value {
 }
 
 /// The default model's median error over 100 random workloads within
-/// `bound` (issue 13, Must show 1: 5%; split-cache measures 5.7%, a
+/// `bound` (issue 13, Must show 1: 5%; split-cache measures 5.3%, a
 /// regression bound of 6.5% there, see docs/PREDICTION.md), and on the three
 /// small presets it beats interpolation on an orthogonal sample that
 /// measured at least as many points as the profile.
@@ -222,7 +222,10 @@ fn scaled_hdd_64m(d: &Dir) -> (String, std::path::PathBuf) {
 /// scales in a quarter of the time), 2 and 4 generators over 1.5 times the
 /// cache. One or two shares fit and run at memory speed beside the others
 /// at disk speed. The `willy` model predicts it within 15%; `chen`'s
-/// product sees one disk-region workload and misses by more than 10x.
+/// product misses the two generators by more than 10x, and the four by
+/// 1.8x: the disk region's processNum curve goes on to four generators,
+/// one of whose shares fits (docs/SCALING.md, step 6), and the product
+/// carries the gain it measured at the region's focal uniqueBytes.
 #[test]
 fn willy_composes_per_process_shares_on_hdd() {
     let d = Dir::new();
@@ -249,7 +252,8 @@ fn willy_composes_per_process_shares_on_hdd() {
             (willy_ / measured - 1.0).abs() <= 0.15,
             "{n}: willy {willy_} vs {measured}"
         );
-        assert!(measured / chen > 10.0, "{n}: chen {chen} vs {measured}");
+        let off = if n == 2 { 10.0 } else { 1.5 };
+        assert!(measured / chen > off, "{n}: chen {chen} vs {measured}");
     }
     a_slower_system_shows_as_drift(&d, &p);
 }
@@ -489,15 +493,16 @@ fn validate_sparc1990() {
     last_region_within("sparc1990", &v, 0.18);
 }
 
-/// split-cache: `willy` 5.6% overall (`chen` 8.9%), its last region 16.3%
-/// (`chen` 22.4%; 21.0% before uniqueBytes changed the reads' time alone
-/// there, docs/PREDICTION.md step 23, 19.3% before the size and seqFrac
-/// did, step 29); both above Must show 1's 5% and 15%, so regression
-/// bounds here.
+/// split-cache: `willy` 5.3% overall (`chen` 6.9%), above Must show 1's
+/// 5%, so a regression bound there; its last region 14.6% (`chen` 19.8%;
+/// 16.3% before its processNum curve went on past its dip to four
+/// generators, docs/PREDICTION.md step 31, 21.0% before uniqueBytes
+/// changed the reads' time alone there, step 23, 19.3% before the size
+/// and seqFrac did, step 29), within Must show 1's 15%.
 #[test]
 fn validate_split_cache() {
     let v = validate_meets_the_bound_and_beats_the_orthogonal_baseline("split-cache", 0.065);
-    last_region_within("split-cache", &v, 0.18);
+    last_region_within("split-cache", &v, 0.15);
 }
 
 /// And raid0's disk region: its read probe shows an LRU cache and the

@@ -630,6 +630,7 @@ pub fn scale<E>(
     let mut s = Scaler::new(first, plan, measure, afford, seed);
     let caches = s.caches()?;
     s.cache_sizes = caches.iter().map(|f| f.cache.size_bytes as f64).collect();
+    s.read_cache = read_cache(&caches);
     let (curve, unique_bytes_curve) = s.focal_sweep()?;
     let spans: Vec<(f64, f64)> = caches.iter().map(|f| f.span).collect();
     let focals = match plan.focus {
@@ -694,6 +695,9 @@ struct Scaler<'a, E> {
     unconfirmed: Vec<UnconfirmedDrop>,
     /// The caches' sizes, bytes, once found.
     cache_sizes: Vec<f64>,
+    /// The largest cache the read probe found (else the largest of any),
+    /// bytes: the one the `willy` model composes generators' shares over.
+    read_cache: Option<f64>,
 }
 
 /// A drop of a probe's curve that did not reproduce when its sides were
@@ -744,6 +748,7 @@ impl<'a, E> Scaler<'a, E> {
             guess,
             unconfirmed: Vec::new(),
             cache_sizes: Vec::new(),
+            read_cache: None,
         }
     }
 
@@ -1056,8 +1061,8 @@ impl<'a, E> Scaler<'a, E> {
         // went to 16; in the run whose curve went on, 21% more at 16 than
         // at 4, cutting it to 4 took that region's median error from
         // 7.3% to 14.6%). The last region's goes on while a doubling
-        // gains IMPROVES: beyond the cache, more generators' shares come
-        // to fit it, and those points measure the cache, not the region.
+        // gains IMPROVES, and at least to the first generators one of
+        // whose shares fits the read cache ([`unfit_until`]).
         let most = self
             .pts
             .points
@@ -1171,7 +1176,14 @@ impl<'a, E> Scaler<'a, E> {
             Some(most) => self
                 .pts
                 .curve(focal, &up_to(procs, most), set_procs, None)?,
-            None => self.pts.curve(focal, &procs, set_procs, Some(1u64))?,
+            None => {
+                // As far as the profile's processNum range, which the
+                // earlier regions' curves reach.
+                let most = self.pts.points.iter().map(|p| p.workload.process_num);
+                let procs = up_to(procs, most.max().map_or(1, u64::from));
+                let must = unfit_until(&procs, focal, self.read_cache);
+                self.pts.curve(focal, &procs, set_procs, Some(must))?
+            }
         };
         again(self)?;
         // Through the focal fractions (0.5 but for the global knee).
@@ -1333,6 +1345,41 @@ fn between(sizes: impl Iterator<Item = u64>, zf: u64, most: Option<u64>) -> Opti
 pub fn share_cap(r: &Region, focal: &Workload) -> u32 {
     let cap = (focal.unique_bytes.0 as f64 / r.from.max(1.0)).floor();
     cap.clamp(1.0, f64::from(u32::MAX)) as u32
+}
+
+/// The most generators of `procs` none of whose shares of `focal`'s
+/// uniqueBytes fits a cache of `cache` bytes (1 without a cache): the
+/// last region's processNum curve goes on at least to the next value,
+/// whatever a doubling gains there. The `willy` model composes a
+/// workload's generators over their shares of the cache, and where they
+/// mix it reads the mixing from this curve's points whose shares fit
+/// (docs/PREDICTION.md, steps 5 and 22); a curve that stops at a dip
+/// before them has none. sim:split-cache's disk region (97.5 MiB over a
+/// 36.5 MiB cache) lost 7% from one generator to two and stopped there,
+/// where four ran 28% faster than two.
+fn unfit_until(procs: &[u64], focal: &Workload, cache: Option<f64>) -> u64 {
+    let u = focal.unique_bytes.0 as f64;
+    cache.map_or(1, |c| {
+        procs
+            .iter()
+            .copied()
+            .filter(|&n| u / n as f64 > c)
+            .max()
+            .unwrap_or(1)
+            .max(1)
+    })
+}
+
+/// The largest cache the read probe found in `caches`, else the largest
+/// of any (as `willy predict` reads it from the profile).
+fn read_cache(caches: &[Found]) -> Option<f64> {
+    let size = |f: &&Found| f.cache.size_bytes;
+    caches
+        .iter()
+        .filter(|f| f.cache.probe == Probe::Reads)
+        .max_by_key(size)
+        .or_else(|| caches.iter().max_by_key(size))
+        .map(|f| f.cache.size_bytes as f64)
 }
 
 /// The values of `v` at most `most`.

@@ -503,6 +503,46 @@ fn processnum_curves_reach_the_profiles_range() {
     );
 }
 
+/// The last region's processNum curve goes past a dip at least to the
+/// first generators one of whose shares fits the read cache: split-cache's
+/// disk region lost throughput from one generator to two, and its curve
+/// used to stop there, with no point of the mixing the `willy` model
+/// reads from it (docs/SCALING.md, step 6).
+#[test]
+fn the_last_processnum_curve_reaches_a_share_that_fits() {
+    use willy::doc::profile::Probe;
+    let s = scaled("split-cache");
+    let cache = s
+        .caches
+        .iter()
+        .filter(|c| c.probe == Probe::Reads)
+        .map(|c| c.size_bytes)
+        .max()
+        .unwrap();
+    let r = s.regions.last().unwrap();
+    let curve: Vec<(u32, f64)> = r
+        .curves
+        .process_num
+        .iter()
+        .map(|&i| {
+            (
+                s.points[i].workload.process_num,
+                s.points[i].throughput_bytes_per_sec,
+            )
+        })
+        .collect();
+    let share = |n: u32| r.focal.unique_bytes.0 / u64::from(n);
+    assert!(
+        curve.len() >= 2 && curve[1].1 < curve[0].1,
+        "no dip from one generator to two: {curve:?}"
+    );
+    assert!(
+        curve.iter().any(|&(n, _)| share(n) <= cache),
+        "no share of {} fits the {cache}-byte cache: {curve:?}",
+        r.focal.unique_bytes.0
+    );
+}
+
 /// `s` as a profile, as far as its points, regions and caches go.
 fn profile_of(s: &willy_scale::scaler::Scaled) -> willy::doc::profile::Profile {
     let mut p = willy::doc::profile::sample();
