@@ -1148,7 +1148,8 @@ impl<'a, E> Scaler<'a, E> {
     /// region `region` (its number and its span). `procs_to` is the most
     /// generators the processNum curve goes to in a region but the last,
     /// and `None` in the last (whose curve goes on while a doubling
-    /// gains).
+    /// gains, and at least as far as [`unfit_until`] says, within the
+    /// most generators measured so far).
     fn curves_through(
         &mut self,
         focal: &Workload,
