@@ -159,8 +159,9 @@ const CLASSES_FIT: f64 = 0.2;
 const CALIBRATION_CI: f64 = 0.05;
 
 /// The fewest processNum points left out of the last region's clean
-/// curve that the classes over an LRU cache are calibrated on: with one,
-/// some of the [`PARALLELISM`]s always fit it. sim:hdd's disk region
+/// curve that the classes over an LRU cache are calibrated on: one is
+/// fitted by one of the [`PARALLELISM`]s or another almost whatever it
+/// measured. sim:hdd's disk region
 /// (12.5 GB over a 4.4 GB cache), its curve measured to four generators,
 /// has one; calibrated on it, two of seed 7's ten disk-region workloads
 /// came out 71% and 87% under (that region from 10.8% to 40.5%), where
