@@ -2287,11 +2287,7 @@ fn least_squares(points: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
 
 /// The largest cache found by the read probe; else the largest of any.
 pub(crate) fn read_cache(p: &Profile) -> Option<f64> {
-    p.caches
-        .iter()
-        .filter(|c| c.probe == Probe::Reads)
-        .map(|c| c.size_bytes)
-        .max()
+    willy::doc::profile::read_cache_size(&p.caches)
         .or_else(|| p.cache_sizes_bytes.iter().copied().max())
         .map(|b| b as f64)
 }

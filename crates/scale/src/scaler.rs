@@ -42,7 +42,8 @@ use crate::infer::{cache_size, check_fit, size_interval};
 use crate::sweep::{sweep, with_unique, SweepPlan};
 use std::collections::HashMap;
 use willy::doc::profile::{
-    plateau, within, CacheFound, Curves, Probe, ProfilePoint, ProfileRegion, Ranges,
+    plateau, read_cache_size, within, CacheFound, Curves, Probe, ProfilePoint, ProfileRegion,
+    Ranges,
 };
 use willy::units::Bytes;
 use willy::workload::Workload;
@@ -630,7 +631,7 @@ pub fn scale<E>(
     let mut s = Scaler::new(first, plan, measure, afford, seed);
     let caches = s.caches()?;
     s.cache_sizes = caches.iter().map(|f| f.cache.size_bytes as f64).collect();
-    s.read_cache = read_cache(&caches);
+    s.read_cache = read_cache_size(caches.iter().map(|f| &f.cache)).map(|b| b as f64);
     let (curve, unique_bytes_curve) = s.focal_sweep()?;
     let spans: Vec<(f64, f64)> = caches.iter().map(|f| f.span).collect();
     let focals = match plan.focus {
@@ -1095,7 +1096,7 @@ impl<'a, E> Scaler<'a, E> {
                 self.pts.points.len() + (n - k) * after_sparse(density),
             );
             let (curves, focal_repeats_bytes_per_sec) =
-                self.curves_through(&focal, density, &us, procs_to(k), (k + 1, &r))?;
+                self.curves_through(&focal, density, &us, (most, k + 1 == n), (k + 1, &r))?;
             out.push(ProfileRegion {
                 from_unique_bytes: r.from as u64,
                 to_unique_bytes: r.to as u64,
@@ -1145,17 +1146,16 @@ impl<'a, E> Scaler<'a, E> {
     /// The five curves through `focal` (known points are reused), and
     /// the focal point measured again halfway through them and after
     /// them ([`FOCAL_REPEATS`], while the budget affords them), for
-    /// region `region` (its number and its span). `procs_to` is the most
-    /// generators the processNum curve goes to in a region but the last,
-    /// and `None` in the last (whose curve goes on while a doubling
-    /// gains, and at least as far as [`unfit_until`] says, within the
-    /// most generators measured so far).
+    /// region `region` (its number and its span). The processNum curve
+    /// goes to `most` generators in a region but the `last`; in the last
+    /// it goes on while a doubling gains, and at least as far as
+    /// [`unfit_until`] says, but not beyond `most` either.
     fn curves_through(
         &mut self,
         focal: &Workload,
         density: Density,
         us: &[u64],
-        procs_to: Option<u64>,
+        (most, last): (u64, bool),
         (region, span): (usize, &Region),
     ) -> Result<(Curves, Vec<f64>), E> {
         let mut repeats = Vec::new();
@@ -1172,20 +1172,9 @@ impl<'a, E> Scaler<'a, E> {
         self.pts.get(focal)?;
         let sizes = self.sizes(focal, density);
         let size_curve = self.pts.curve(focal, &sizes, set_size, Some(1u64 << 20))?;
-        let procs = self.procs(focal, density);
-        let proc_curve = match procs_to {
-            Some(most) => self
-                .pts
-                .curve(focal, &up_to(procs, most), set_procs, None)?,
-            None => {
-                // As far as the profile's processNum range, which the
-                // earlier regions' curves reach.
-                let most = self.pts.points.iter().map(|p| p.workload.process_num);
-                let procs = up_to(procs, most.max().map_or(1, u64::from));
-                let must = unfit_until(&procs, focal, self.read_cache);
-                self.pts.curve(focal, &procs, set_procs, Some(must))?
-            }
-        };
+        let procs = up_to(self.procs(focal, density), most);
+        let grow = last.then(|| unfit_until(&procs, focal, self.read_cache));
+        let proc_curve = self.pts.curve(focal, &procs, set_procs, grow)?;
         again(self)?;
         // Through the focal fractions (0.5 but for the global knee).
         let fracs = |v: f64| Density::Full.thin(&density.fracs(), Some(v));
@@ -1197,7 +1186,6 @@ impl<'a, E> Scaler<'a, E> {
             .curve(focal, &fracs(focal.seq_frac), set_seq, None)?;
         let unique_curve = self.pts.curve(focal, us, set_unique, None)?;
         again(self)?;
-        let last = procs_to.is_none();
         if !last {
             self.kind_ends(focal, &size_curve)?;
             self.size_ends(focal, span, &unique_curve, &size_curve)?;
@@ -1367,20 +1355,7 @@ fn unfit_until(procs: &[u64], focal: &Workload, cache: Option<f64>) -> u64 {
             .filter(|&n| u / n as f64 > c)
             .max()
             .unwrap_or(1)
-            .max(1)
     })
-}
-
-/// The largest cache the read probe found in `caches`, else the largest
-/// of any (as `willy predict` reads it from the profile).
-fn read_cache(caches: &[Found]) -> Option<f64> {
-    let size = |f: &&Found| f.cache.size_bytes;
-    caches
-        .iter()
-        .filter(|f| f.cache.probe == Probe::Reads)
-        .max_by_key(size)
-        .or_else(|| caches.iter().max_by_key(size))
-        .map(|f| f.cache.size_bytes as f64)
 }
 
 /// The values of `v` at most `most`.

@@ -128,6 +128,21 @@ pub struct CacheFound {
     pub poor_fit: bool,
 }
 
+/// The size of the largest cache the read probe found among `caches`,
+/// else of the largest of any: the cache the `willy` model composes
+/// generators' shares over, and the one the scaler measures the last
+/// region's processNum curve to.
+pub fn read_cache_size<'a>(caches: impl IntoIterator<Item = &'a CacheFound>) -> Option<u64> {
+    let (mut reads, mut any) = (None, None);
+    for c in caches {
+        any = any.max(Some(c.size_bytes));
+        if c.probe == Probe::Reads {
+            reads = reads.max(Some(c.size_bytes));
+        }
+    }
+    reads.or(any)
+}
+
 /// The probes whose drops locate the caches.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
@@ -941,6 +956,24 @@ mod tests {
         );
         assert!(again > small);
         assert_eq!(p.sizes_by_generators(1), None);
+    }
+
+    #[test]
+    fn the_read_cache_is_the_largest_the_read_probe_found() {
+        let cache = |size_bytes, probe| CacheFound {
+            size_bytes,
+            probe,
+            onset_unique_bytes: size_bytes,
+            centre_unique_bytes: size_bytes,
+            size_interval_bytes: None,
+            fit_factor: None,
+            poor_fit: false,
+        };
+        let (w, r) = (Probe::Writes, Probe::Reads);
+        let found = [cache(4, w), cache(32, r), cache(64, w), cache(16, r)];
+        assert_eq!(read_cache_size(&found), Some(32));
+        assert_eq!(read_cache_size(&found[2..3]), Some(64));
+        assert_eq!(read_cache_size(&[]), None);
     }
 
     #[test]
