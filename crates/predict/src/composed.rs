@@ -1859,6 +1859,65 @@ mod tests {
         }
     }
 
+    /// Two CPUs copying, a read costing 5 us and a byte at 8 GB/s, a write
+    /// 4 us and a byte at 2 GB/s: all reads of 1 MiB by two generators run
+    /// at 15.4 GB/s, beyond what any point of the region's curves could
+    /// deliver with both CPUs busy (the most, all reads of 64 KiB, 9.9
+    /// GB/s), so the bottleneck law's bound ([`Predictor::bounded_by_peak`])
+    /// taken over the curves alone cuts them 35%. The points of all reads
+    /// the scaler measures at the sizeMean curve's ends are the region's
+    /// points too (step 32).
+    #[test]
+    fn the_peak_counts_the_points_of_one_kind_at_the_sizes_ends() {
+        let time = |z: f64, r: f64| {
+            let (read, write) = (5e-6 + z / 8e9, 4e-6 + z / 2e9);
+            r * read + (1.0 - r) * write
+        };
+        let cores = |w: &Workload| f64::from(w.process_num).min(2.0);
+        let tp = move |w: &Workload| {
+            let z = w.size_mean.0 as f64;
+            if w.unique_bytes.0 > GIB {
+                return z / (5e-3 + z / 100e6);
+            }
+            cores(w) * z / time(z, w.read_frac)
+        };
+        let mut p = synthetic_with_cpu(tp, |w| Some(cores(w)));
+        p.system.cpus = 2;
+        let f = p.regions[0].focal.clone();
+        let curves_peak = p
+            .points
+            .iter()
+            .map(|q| q.throughput_bytes_per_sec / q.cpu_cores_busy.unwrap() * 2.0);
+        let curves_peak = curves_peak.fold(0.0, f64::max);
+        for (z, r) in [(4096, 1.0), (4096, 0.0), (1 << 20, 1.0), (1 << 20, 0.0)] {
+            let w = Workload::of(f.unique_bytes.0, z, r, f.seq_frac, f.process_num);
+            let mut q = p.points[0].clone();
+            q.throughput_bytes_per_sec = tp(&w);
+            q.cpu_cores_busy = Some(cores(&w));
+            q.workload = w;
+            p.points.push(q);
+        }
+        // The device idle: both kinds only copy, not served apart.
+        for q in &mut p.points {
+            q.device_busy_frac = Some(0.0);
+        }
+        let m = Composed::new(&p).unwrap();
+        for (size, read, n) in [(1 << 20, 1.0, 2), (1 << 20, 0.95, 4), (512 << 10, 1.0, 2)] {
+            let w = Workload::of(64 << 20, size, read, 0.5, n);
+            let truth = tp(&w);
+            let willy = m.predict(&w).predicted_throughput_bytes_per_sec / truth - 1.0;
+            eprintln!(
+                "{size} {read} {n}: willy {willy:+.3}, the curves' peak {:.3}",
+                curves_peak / truth
+            );
+            assert!(willy.abs() < 0.05, "{size} {read} {n}: {willy}");
+            assert!(
+                curves_peak < 0.9 * truth,
+                "{size} {read} {n}: the curves' peak {curves_peak}"
+            );
+        }
+    }
+
     /// Where reads and writes only copy (a page cache taking both), a
     /// write costs a fixed 3.5 us and a little per byte more than a read:
     /// writes take 3.4 times as long as reads with 4 KiB requests and 1.35

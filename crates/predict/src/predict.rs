@@ -633,7 +633,13 @@ impl RegionModel {
                 .then(|| ReadByGenerators::of(p, k, (&curves[1], &curves[3]), focal))
                 .flatten(),
             curves,
-            peak: points().map(|&i| capacity(p, i)).fold(0.0, f64::max),
+            // The size kind ends too: all reads at the largest size is
+            // often the region's fastest point (step 32).
+            peak: points()
+                .copied()
+                .chain(p.size_kind_ends(k).into_iter().flat_map(|(_, r, w)| [r, w]))
+                .map(|i| capacity(p, i))
+                .fold(0.0, f64::max),
             measured_peak: points().map(|&i| tp(i)).fold(0.0, f64::max),
         }
     }
@@ -1306,8 +1312,10 @@ impl Predictor {
     }
 
     /// The same, with every region but the last bounded by the most its
-    /// curves' points could deliver with every CPU busy ([`capacity`];
-    /// scaled by its uniqueBytes curve to the workload's uniqueBytes):
+    /// curves' points and its size kind ends ([`Profile::size_kind_ends`];
+    /// all reads of the largest size is often the region's fastest)
+    /// could deliver with every CPU busy ([`capacity`]; scaled by its
+    /// uniqueBytes curve to the workload's uniqueBytes):
     /// there one resource, the CPUs copying memory, gives both sizeMean's
     /// and processNum's gains, and their product must not go beyond what
     /// that resource can deliver (the bottleneck law).
