@@ -1884,11 +1884,15 @@ mod tests {
         let mut p = synthetic_with_cpu(tp, |w| Some(cores(w)));
         p.system.cpus = 2;
         let f = p.regions[0].focal.clone();
-        let curves_peak = p
-            .points
-            .iter()
-            .map(|q| q.throughput_bytes_per_sec / q.cpu_cores_busy.unwrap() * 2.0);
-        let curves_peak = curves_peak.fold(0.0, f64::max);
+        // What the region's curves' points could deliver with both CPUs
+        // busy (`capacity`), the most of them.
+        let c = &p.regions[0].curves;
+        let curves_peak = [&c.size_mean, &c.read_frac, &c.seq_frac, &c.process_num]
+            .into_iter()
+            .flatten()
+            .map(|&i| &p.points[i])
+            .map(|q| q.throughput_bytes_per_sec * 2.0 / q.cpu_cores_busy.unwrap())
+            .fold(0.0, f64::max);
         for (z, r) in [(4096, 1.0), (4096, 0.0), (1 << 20, 1.0), (1 << 20, 0.0)] {
             let w = Workload::of(f.unique_bytes.0, z, r, f.seq_frac, f.process_num);
             let mut q = p.points[0].clone();
