@@ -27,6 +27,11 @@ const B: f64 = 0.53;
 pub(crate) struct HitCurve {
     p0: f64,
     p1: f64,
+    /// The miss ratios below the step and past it, `1 - p0` and `1 - p1`,
+    /// and whether they are the same (the step is flat).
+    q0: f64,
+    q1: f64,
+    flat: bool,
     /// The touches to the step's start and to its end ([`HitCurve::depth`]),
     /// computed once: `depth` runs in every step of [`che`]'s Newton
     /// iterations, and the logarithm the second takes was about half of
@@ -58,14 +63,23 @@ impl HitCurve {
         let (q0, q1) = (1.0 - p0, 1.0 - p1);
         let u1 = A / q0;
         let w = B - A;
+        let flat = (q1 - q0).abs() < 1e-9;
         let u2 = if q1 <= 0.0 {
             f64::INFINITY
-        } else if (q1 - q0).abs() < 1e-9 {
+        } else if flat {
             u1 + w / q0
         } else {
             u1 + w / (q1 - q0) * (q1 / q0).ln()
         };
-        HitCurve { p0, p1, u1, u2 }
+        HitCurve {
+            p0,
+            p1,
+            q0,
+            q1,
+            flat,
+            u1,
+            u2,
+        }
     }
 
     /// `H(x)`.
@@ -83,15 +97,13 @@ impl HitCurve {
     /// pages, and the block hit ratio there: `u(x)` inverted, piece by
     /// piece (`1 - H` is constant, then linear, on each).
     pub(crate) fn depth(&self, u: f64) -> (f64, f64) {
-        let (q0, q1) = (1.0 - self.p0, 1.0 - self.p1);
-        let (u1, u2) = (self.u1, self.u2);
+        let (q0, q1, u1, u2) = (self.q0, self.q1, self.u1, self.u2);
         if u <= u1 {
             return (u * q0, self.p0);
         }
         let w = B - A;
-        let flat = (q1 - q0).abs() < 1e-9;
         if u <= u2 {
-            if flat {
+            if self.flat {
                 return (A + (u - u1) * q0, self.p0);
             }
             let g = q0 * ((u - u1) * (q1 - q0) / w).exp();
