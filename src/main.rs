@@ -69,6 +69,7 @@ fn main() -> ExitCode {
     }
     match cli.command.run(interrupt, Cli::command()) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if cmd::reader_gone(&e) => ExitCode::SUCCESS,
         Err(e) => {
             let lib = e.downcast_ref::<Error>();
             if matches!(lib, Some(Error::Interrupted)) {

@@ -7,6 +7,7 @@ mod anomalies;
 mod bad_input;
 mod bad_input_table;
 mod bus_model;
+mod closed_output;
 mod device;
 mod fio;
 mod interfere;

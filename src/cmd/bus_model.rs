@@ -138,11 +138,12 @@ pub fn cmd_bus_model(args: BusModelArgs) -> anyhow::Result<()> {
         .filter(|_| args.measure)
         .map(|s| (s, args.seconds, args.pipeline));
     let doc = willy_predict::bus::document(&source, &model, &args.disks, &sizes, measure)?;
-    print_table(args.json.as_deref(), &table(&doc));
+    // The JSON is written even where the table could not be.
+    let printed = print_table(args.json.as_deref(), &table(&doc));
     if let Some(p) = &args.json {
         write_json(p, &(serde_json::to_string_pretty(&doc)? + "\n"))?;
     }
-    Ok(())
+    Ok(printed?)
 }
 
 /// The document as a table.

@@ -82,10 +82,11 @@ pub fn cmd_compare(args: CompareArgs) -> anyhow::Result<()> {
             notes.join("; ")
         );
     }
-    print_table(args.json.as_deref(), &t);
+    // The JSON is written even where the table could not be.
+    let printed = print_table(args.json.as_deref(), &t);
     if let Some(j) = &args.json {
         let (a, b) = (args.a.display().to_string(), args.b.display().to_string());
         write_json(j, &to_sorted_json(&Comparison::new(a, b, rows)))?;
     }
-    Ok(())
+    Ok(printed?)
 }

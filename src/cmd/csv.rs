@@ -48,7 +48,7 @@ pub fn cmd_csv(args: CsvArgs) -> anyhow::Result<()> {
     match &args.output {
         Some(o) => super::write_file(o, &out),
         None => {
-            print!("{out}");
+            out!("{out}")?;
             Ok(())
         }
     }

@@ -52,9 +52,7 @@ pub fn cmd_fio_job(args: FioJobArgs) -> anyhow::Result<()> {
         out.push_str(&job);
         out.push('\n');
     }
-    let mut o = std::io::stdout().lock();
-    o.write_all(out.as_bytes())?;
-    Ok(())
+    Ok(super::bytes_to_stdout(out.as_bytes())?)
 }
 
 /// Runs fio on `job` (its text); fio's throughput, bytes/s.

@@ -1,6 +1,21 @@
 //! The subcommands, one file each: its flags and what it does. A new
 //! subcommand is a file here and a line in [`Command`] and its dispatch.
 
+/// `print!` that returns the error instead of panicking
+/// ([`to_stdout`]).
+macro_rules! out {
+    ($($arg:tt)*) => {
+        crate::cmd::to_stdout(format_args!($($arg)*))
+    };
+}
+
+/// [`out!`] with a newline, as `println!`.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        crate::cmd::to_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod anomalies;
 mod bus_model;
 mod compare;
@@ -205,23 +220,66 @@ pub(crate) fn is_stdout(p: &Path) -> bool {
 /// file, atomically.
 pub(crate) fn write_json(p: &Path, text: &str) -> anyhow::Result<()> {
     if is_stdout(p) {
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())
-            .and_then(|_| out.flush())
-            .context("writing the JSON to standard output")
+        out!("{text}").context("writing the JSON to standard output")
     } else {
         write_file(p, text)
     }
 }
 
+/// Standard output's reader went away (`willy predict W | head`): the
+/// command stops printing, writes its files all the same, and `main`
+/// exits quietly with success, as ripgrep does.
+#[derive(Debug)]
+pub(crate) struct ReaderGone;
+
+impl std::fmt::Display for ReaderGone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("standard output was closed")
+    }
+}
+
+impl std::error::Error for ReaderGone {}
+
+/// Writes `args` to standard output and flushes it; a closed pipe is
+/// [`ReaderGone`].
+pub(crate) fn to_stdout(args: std::fmt::Arguments) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_fmt(args).and_then(|_| out.flush()).map_err(gone)
+}
+
+/// [`to_stdout`] of bytes.
+pub(crate) fn bytes_to_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes).and_then(|_| out.flush()).map_err(gone)
+}
+
+/// A closed pipe's error as [`ReaderGone`]'s.
+fn gone(e: std::io::Error) -> std::io::Error {
+    match e.kind() {
+        std::io::ErrorKind::BrokenPipe => std::io::Error::new(e.kind(), ReaderGone),
+        _ => e,
+    }
+}
+
+/// Whether `e` is [`ReaderGone`]'s.
+pub(crate) fn reader_gone(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .is_some_and(|inner| inner.is::<ReaderGone>())
+    })
+}
+
 /// Prints a command's table: to standard output, or to standard error
 /// when `--json -` has standard output for the JSON document alone.
-pub(crate) fn print_table(json: Option<&Path>, text: &str) {
+pub(crate) fn print_table(json: Option<&Path>, text: &str) -> std::io::Result<()> {
     if json.is_some_and(is_stdout) {
         eprint!("{text}");
+        Ok(())
     } else {
-        print!("{text}");
+        out!("{text}")
     }
 }
 

@@ -112,14 +112,7 @@ fn single(p: &Path) -> Result<Option<(Vec<Figure>, String)>, Error> {
 
 pub fn cmd_plot(args: PlotArgs) -> anyhow::Result<()> {
     if let Some((figs, _)) = single(&args.profile)? {
-        std::fs::create_dir_all(&args.out)
-            .map_err(|e| Error::Usage(format!("cannot create {}: {e}", args.out.display())))?;
-        for f in &figs {
-            let path = args.out.join(format!("{}.svg", f.name));
-            write_file(&path, &f.svg)?;
-            println!("{}  {}", path.display(), f.title);
-        }
-        return Ok(());
+        return write_figures(&args.out, &figs);
     }
     let profile = load_profile(&args.profile)?;
     model(willy_predict::DEFAULT_MODEL, &args.profile, &profile)?;
@@ -140,21 +133,28 @@ pub fn cmd_plot(args: PlotArgs) -> anyhow::Result<()> {
     };
     let mut figs = figures(&profile, validation.as_ref())?;
     figs.extend(comparison);
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| Error::Usage(format!("cannot create {}: {e}", args.out.display())))?;
-    for f in &figs {
-        let path = args.out.join(format!("{}.svg", f.name));
+    write_figures(&args.out, &figs)
+}
+
+/// Writes each figure into `dir` as NAME.svg, then lists them: every file
+/// is written even where the list could not be printed.
+fn write_figures(dir: &Path, figs: &[Figure]) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::Usage(format!("cannot create {}: {e}", dir.display())))?;
+    let mut list = String::new();
+    for f in figs {
+        let path = dir.join(format!("{}.svg", f.name));
         write_file(&path, &f.svg)?;
-        println!("{}  {}", path.display(), f.title);
+        list += &format!("{}  {}\n", path.display(), f.title);
     }
-    Ok(())
+    Ok(out!("{list}")?)
 }
 
 pub fn cmd_report(args: ReportArgs) -> anyhow::Result<()> {
     if let Some((_, html)) = single(&args.profile)? {
         check_output_path("--output", &args.output)?;
         write_file(&args.output, &html)?;
-        println!("report     {}", args.output.display());
+        outln!("report     {}", args.output.display())?;
         return Ok(());
     }
     let profile = load_profile(&args.profile)?;
@@ -169,8 +169,8 @@ pub fn cmd_report(args: ReportArgs) -> anyhow::Result<()> {
     let html = willy_predict::report::html(&profile, &figs, validation.as_ref());
     write_file(&args.output, &html)?;
     for f in willy_predict::report::findings(&profile) {
-        println!("{f}");
+        outln!("{f}")?;
     }
-    println!("report     {}", args.output.display());
+    outln!("report     {}", args.output.display())?;
     Ok(())
 }

@@ -62,10 +62,11 @@ pub fn cmd_predict(args: PredictArgs) -> anyhow::Result<()> {
             flags(p)
         );
     }
-    print_table(args.json.as_deref(), &t);
+    // The JSON is written even where the table could not be.
+    let printed = print_table(args.json.as_deref(), &t);
     if let Some(j) = &args.json {
         let doc = Predictions::new(args.profile.display().to_string(), out);
         write_json(j, &to_sorted_json(&doc))?;
     }
-    Ok(())
+    Ok(printed?)
 }

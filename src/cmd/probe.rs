@@ -141,21 +141,23 @@ pub fn cmd_probe(args: ProbeArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<
     }
     let mut doc = result?;
     doc.warnings = warnings;
-    // The summary goes to stderr when the document goes to stdout.
-    if args.json.as_deref().is_some_and(super::is_stdout) {
+    // The summary goes to stderr when the document goes to stdout; the
+    // document is written even where the summary could not be printed.
+    let printed = if args.json.as_deref().is_some_and(super::is_stdout) {
         eprint!("{}", summary(&doc));
+        Ok(())
     } else {
-        print!("{}", summary(&doc));
-    }
+        out!("{}", summary(&doc))
+    };
     if let Some(j) = &args.json {
         let text = serde_json::to_string_pretty(&doc)? + "\n";
         if super::is_stdout(j) {
-            print!("{text}");
+            out!("{text}")?;
         } else {
             write_file(j, &text)?;
         }
     }
-    Ok(())
+    Ok(printed?)
 }
 
 /// The device to probe, warnings about it, and the file willy wrote for

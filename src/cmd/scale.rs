@@ -456,20 +456,20 @@ fn conclude(
     let mut profile = profile_of(scaled, bed, cfg);
     profile.probe = probed;
     write_profile(&args.profile, &profile, &path_beside(&args.profile))?;
-    summary(&args.profile, &profile, counts, took);
+    summary(&args.profile, &profile, counts, took)?;
     if skipped > 0 {
-        println!("skipped    {skipped} curve points the budget could not afford (listed above; not measured): their curves are shorter");
+        outln!("skipped    {skipped} curve points the budget could not afford (listed above; not measured): their curves are shorter")?;
     }
     if let Some(w) = willy_predict::report::disturbed(&profile) {
-        println!("warning    {w}");
+        outln!("warning    {w}")?;
     }
     for d in unconfirmed {
-        println!(
+        outln!(
             "not confirmed: a drop of random {} between uniqueBytes {} and {} did not reproduce when both sides were measured again (background load?): not a cache",
             d.probe,
             Bytes(d.from_unique_bytes),
             Bytes(d.to_unique_bytes)
-        );
+        )?;
     }
     Ok(())
 }
@@ -546,13 +546,18 @@ fn profile_of(scaled: willy_scale::scaler::Scaled, bed: &Testbed, cfg: &RunConfi
     }
 }
 
-fn summary(path: &Path, profile: &Profile, (measured, resumed): (usize, usize), took: Duration) {
-    println!(
+fn summary(
+    path: &Path,
+    profile: &Profile,
+    (measured, resumed): (usize, usize),
+    took: Duration,
+) -> std::io::Result<()> {
+    outln!(
         "profile    {} ({} points: {measured} measured now, {resumed} resumed, in {})",
         path.display(),
         profile.points.len(),
         fmt_duration(took)
-    );
+    )?;
     let sizes: Vec<String> = profile
         .caches
         .iter()
@@ -584,20 +589,21 @@ fn summary(path: &Path, profile: &Profile, (measured, resumed): (usize, usize), 
             )
         })
         .collect();
-    println!(
+    outln!(
         "caches     {}",
         if sizes.is_empty() {
             "none found".to_string()
         } else {
             sizes.join(", ")
         }
-    );
+    )?;
     for (k, r) in profile.regions.iter().enumerate() {
-        println!(
+        outln!(
             "region {k}   uniqueBytes {} to {}; focal {}",
             Bytes(r.from_unique_bytes),
             Bytes(r.to_unique_bytes),
             r.focal
-        );
+        )?;
     }
+    Ok(())
 }

@@ -37,6 +37,6 @@ pub fn cmd_schema(document: SchemaDoc) -> anyhow::Result<()> {
         SchemaDoc::Probe => probe::schema(),
         SchemaDoc::Bus => bus::schema(),
     };
-    print!("{text}");
+    out!("{text}")?;
     Ok(())
 }

@@ -3,7 +3,6 @@
 //! drift from them.
 
 use clap_complete::Shell;
-use std::io::Write;
 
 /// Prints the completion script of `shell` for the command `cmd`.
 pub fn cmd_completions(shell: Shell, mut cmd: clap::Command) -> anyhow::Result<()> {
@@ -38,7 +37,5 @@ pub fn cmd_man(cmd: clap::Command, sub: Option<&str>) -> anyhow::Result<()> {
 }
 
 fn emit(bytes: &[u8]) -> anyhow::Result<()> {
-    let mut o = std::io::stdout().lock();
-    o.write_all(bytes).and_then(|_| o.flush())?;
-    Ok(())
+    Ok(super::bytes_to_stdout(bytes)?)
 }

@@ -29,7 +29,7 @@ pub fn cmd_sim(command: SimCommand) -> anyhow::Result<()> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }
     for c in &all {
@@ -39,7 +39,7 @@ pub fn cmd_sim(command: SimCommand) -> anyhow::Result<()> {
         } else {
             sizes.join(" + ")
         };
-        println!("{:<14} cache {:<18} {}", c.name, sizes, c.description);
+        outln!("{:<14} cache {:<18} {}", c.name, sizes, c.description)?;
     }
     Ok(())
 }

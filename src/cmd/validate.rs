@@ -346,12 +346,13 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
         r => r?,
     };
     drop(passes);
-    print_report(&report);
+    // The JSON is written even where the report could not be printed.
+    let printed = print_report(&report);
     if let Some(j) = &args.json {
         super::write_json(j, &(serde_json::to_string_pretty(&report)? + "\n"))?;
     }
     let _ = std::fs::remove_file(&ckpt); // the result holds every measurement
-    Ok(())
+    Ok(printed?)
 }
 
 /// A workload's throughput, its steady state's where it began before
@@ -465,14 +466,14 @@ fn baseline(
 /// Every model's median error, overall and per region, side by side, and
 /// beneath them the repeatability in each region (the median difference
 /// of the two passes there): the noise a model's error there stands on.
-fn print_models(report: &ValidationReport) {
+fn print_models(report: &ValidationReport) -> std::io::Result<()> {
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let selected = report.model.as_deref().unwrap_or("chen");
     let mut head = format!("{:<17} {:>8}", "model", "overall");
     for r in &report.regions {
         head += &format!(" {:>15}", format!("region {} ({})", r.region, r.workloads));
     }
-    println!("{head}");
+    outln!("{head}")?;
     for (name, e) in &report.median_abs_error_by_model {
         let mark = if name == selected { " (selected)" } else { "" };
         let mut line = format!("{:<17} {:>8}", format!("{name}{mark}"), pct(*e));
@@ -480,7 +481,7 @@ fn print_models(report: &ValidationReport) {
             let v = r.median_abs_error_by_model.get(name).map(|&x| pct(x));
             line += &format!(" {:>15}", v.unwrap_or_else(|| "-".into()));
         }
-        println!("{line}");
+        outln!("{line}")?;
     }
     let mut line = format!(
         "{:<17} {:>8}",
@@ -491,12 +492,13 @@ fn print_models(report: &ValidationReport) {
         let v = r.repeatability_error.map(pct);
         line += &format!(" {:>15}", v.unwrap_or_else(|| "-".into()));
     }
-    println!("{line}");
+    outln!("{line}")?;
+    Ok(())
 }
 
-fn print_report(report: &ValidationReport) {
+fn print_report(report: &ValidationReport) -> std::io::Result<()> {
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
-    println!(
+    outln!(
         "median error      {} (90% CI {} to {}) over {} random workloads; profile of {} points; model {}",
         pct(report.median_abs_error),
         pct(report.median_abs_error_ci90[0]),
@@ -504,29 +506,29 @@ fn print_report(report: &ValidationReport) {
         report.points.len(),
         report.profile_points,
         report.model.as_deref().unwrap_or("chen")
-    );
-    println!(
+    )?;
+    outln!(
         "repeatability     {} (the same workloads measured again, next seed)",
         pct(report.repeatability_error)
-    );
+    )?;
     if let Some(drift) = report.drift_summary() {
-        println!("drift             {drift} (each region's focal point now against the profile)");
+        outln!("drift             {drift} (each region's focal point now against the profile)")?;
     }
     if let Some(t) = report.transients_summary(0.05) {
-        println!("transients        {t}");
+        outln!("transients        {t}")?;
     }
-    print_models(report);
+    print_models(report)?;
     if let Some(b) = &report.baseline {
-        println!(
+        outln!(
             "orthogonal        {} (90% CI {} to {}) from {} points ({:?} values per parameter)",
             pct(b.median_abs_error),
             pct(b.median_abs_error_ci90[0]),
             pct(b.median_abs_error_ci90[1]),
             b.points,
             b.levels
-        );
+        )?;
     }
-    println!(
+    outln!(
         "flagged           {} extrapolated, {} near a region border{}",
         report.extrapolated,
         report.near_border,
@@ -534,15 +536,15 @@ fn print_report(report: &ValidationReport) {
             .near_border_median_abs_error
             .map(|e| format!(" (their median error {})", pct(e)))
             .unwrap_or_default()
-    );
+    )?;
     for q in [0.5, 0.75, 0.9] {
         let n = report.error_cdf.len();
         let i = ((q * n as f64).ceil() as usize).clamp(1, n);
-        println!(
+        outln!(
             "{:>3.0}% of errors  <= {}",
             q * 100.0,
             pct(report.error_cdf[i - 1].error)
-        );
+        )?;
     }
     for p in &report.error_by_param {
         let bins: Vec<String> = p
@@ -554,8 +556,9 @@ fn print_report(report: &ValidationReport) {
                     .unwrap_or_else(|| "     -".into())
             })
             .collect();
-        println!("by {:<14} {}", p.param, bins.join(" "));
+        outln!("by {:<14} {}", p.param, bins.join(" "))?;
     }
+    Ok(())
 }
 
 #[cfg(test)]

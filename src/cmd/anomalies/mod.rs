@@ -575,14 +575,15 @@ pub fn cmd_anomalies(args: AnomaliesArgs, interrupt: Arc<AtomicBool>) -> anyhow:
         started.elapsed().as_secs_f64(),
     );
     doc.calibration = calibration;
-    print(&doc);
+    // The JSON is written even where the summary could not be printed.
+    let printed = print(&doc);
     if let Some(j) = &args.json {
         super::write_json(j, &(serde_json::to_string_pretty(&doc)? + "\n"))?;
     }
     drop(ck);
     let _ = std::fs::remove_file(&ckpt); // the result holds every measurement
     let _ = std::fs::remove_file(&calibrated);
-    Ok(())
+    Ok(printed?)
 }
 
 /// What the settings are drawn from and compared with.
@@ -703,9 +704,9 @@ fn assemble(
     }
 }
 
-fn print(d: &Anomalies) {
+fn print(d: &Anomalies) -> std::io::Result<()> {
     let bad = d.samples.iter().filter(|s| s.anomalous).count();
-    println!(
+    outln!(
         "{} of {} samples anomalous ({:.1}%): measured at least {:.0}% below the {} (took {:.0} s)",
         bad,
         d.samples.len(),
@@ -717,11 +718,12 @@ fn print(d: &Anomalies) {
             "profile's prediction"
         },
         d.elapsed_s
-    );
+    )?;
     if d.clusters.is_empty() {
-        println!("no cluster: no region of the space holds enough anomalies to point at a cause");
+        outln!("no cluster: no region of the space holds enough anomalies to point at a cause")?;
     }
     for (i, c) in d.clusters.iter().enumerate() {
-        println!("cluster {}: {}", i + 1, c.description);
+        outln!("cluster {}: {}", i + 1, c.description)?;
     }
+    Ok(())
 }

@@ -159,11 +159,12 @@ pub fn cmd_interfere(args: InterfereArgs, interrupt: Arc<AtomicBool>) -> anyhow:
         let mut bed = Testbed::open(target, &opts)?;
         measure(&mut bed, &members, &cfg, &interrupt)?
     };
-    print_table(args.json.as_deref(), &table(&doc));
+    // The JSON is written even where the table could not be.
+    let printed = print_table(args.json.as_deref(), &table(&doc));
     if let Some(p) = &args.json {
         write_json(p, &(serde_json::to_string_pretty(&doc)? + "\n"))?;
     }
-    Ok(())
+    Ok(printed?)
 }
 
 /// `--processes` and `cacheLimit` go together, on real targets.
@@ -306,13 +307,13 @@ fn calculator(target: &TargetArg, r: f64, probe: Option<&std::path::Path>) -> an
         let doc = willy::doc::probe::Probe::from_json(&text)
             .map_err(|e| Error::Usage(format!("--probe {}: {e}", p.display())))?;
         let a = Amortization::from_probe(&doc, r)?;
-        println!(
+        outln!(
             "amortization for R = {r} on {} (probed): {} ({} bytes)",
             doc.target,
             Bytes(a.size_bytes),
             a.size_bytes
-        );
-        println!("  {}", a.explain());
+        )?;
+        outln!("  {}", a.explain())?;
         return Ok(());
     }
     let TargetArg::Sim(spec) = target else {
@@ -323,17 +324,17 @@ fn calculator(target: &TargetArg, r: f64, probe: Option<&std::path::Path>) -> an
     };
     let sim = willy::sim::SimConfig::load(spec)?;
     let a = Amortization::of(&sim.storage, r)?;
-    println!(
+    outln!(
         "amortization for R = {r} on sim:{}: {} ({} bytes)",
         sim.name,
         Bytes(a.size_bytes),
         a.size_bytes
-    );
-    println!("  {}", a.explain());
-    println!(
+    )?;
+    outln!("  {}", a.explain())?;
+    outln!(
         "  use it: \"insulation\": {{\"amortization\": {}}} in a copy of the system's JSON (willy sim presets)",
         a.size_bytes
-    );
+    )?;
     Ok(())
 }
 
