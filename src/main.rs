@@ -7,6 +7,24 @@
 //! wrote, 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM,
 //! 129 by SIGHUP.
 
+/// `eprint!` that drops what standard error cannot take instead of
+/// panicking: progress and notes are for a reader, and a run goes on
+/// without one (`willy run --scale 2>&1 | head`), its results in its files.
+macro_rules! err {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+/// [`err!`] with a newline, as `eprintln!`.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod cmd;
 #[cfg(feature = "mpi")]
 mod mpi;
@@ -48,7 +66,7 @@ fn main() -> ExitCode {
                 .take_while(|l| !l.trim().is_empty() && !l.starts_with("Usage:"))
                 .map(str::trim)
                 .collect();
-            eprintln!(
+            errln!(
                 "{}",
                 if msg.is_empty() {
                     "error: bad arguments".into()
@@ -82,10 +100,10 @@ fn main() -> ExitCode {
                     SIGHUP => "SIGHUP",
                     _ => "SIGINT",
                 };
-                eprintln!("willy: interrupted ({name}); the files willy created were removed");
+                errln!("willy: interrupted ({name}); the files willy created were removed");
                 return ExitCode::from(128 + sig as u8);
             }
-            eprintln!("willy: {}", one_line(&e));
+            errln!("willy: {}", one_line(&e));
             if matches!(lib, Some(Error::Corrupt(_))) {
                 ExitCode::from(3)
             } else if lib.is_some_and(Error::is_usage) {

@@ -59,7 +59,7 @@ impl Progress {
                     .last_line
                     .is_none_or(|t| t.elapsed() >= Duration::from_secs(5));
                 if stage != self.stage || due {
-                    eprintln!("willy: {stage}: {msg}");
+                    errln!("willy: {stage}: {msg}");
                     self.last_line = Some(Instant::now());
                 }
             }

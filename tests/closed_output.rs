@@ -1,7 +1,8 @@
-//! Standard output that cannot be written. Where its reader went away
-//! (`willy predict W | head`), a command stops printing, still writes its
-//! files and exits quietly with success, as ripgrep does; any other error
-//! writing it is a one-line error. Never a panic.
+//! Standard output and error that cannot be written. Where standard
+//! output's reader went away (`willy predict W | head`), a command stops
+//! printing, still writes its files and exits quietly with success, as
+//! ripgrep does; any other error writing it is a one-line error. Without
+//! standard error a run goes on. Never a panic.
 
 use crate::util::*;
 use std::process::{Command, Output, Stdio};
@@ -80,4 +81,21 @@ fn a_full_device_is_a_one_line_error() {
     let e = stderr(&o);
     assert_eq!(e.lines().count(), 1, "{e}");
     assert!(e.contains("No space left on device"), "{e}");
+}
+
+#[test]
+fn a_scale_goes_on_without_standard_error() {
+    let d = Dir::new();
+    let p = d.join("p.json");
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = willy()
+        .args(["run", "--scale", "--target", "sim:raw-disk", "--profile"])
+        .arg(&p)
+        .stderr(writer)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{:?}", o.status);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    assert!(!v["regions"].as_array().unwrap().is_empty(), "{v}");
 }

@@ -190,7 +190,7 @@ pub(crate) fn note_leftovers(target: &willy::testbed::TargetArg) {
         .map(|m| m.len())
         .sum();
     let names: Vec<String> = left.iter().map(|p| p.display().to_string()).collect();
-    eprintln!(
+    errln!(
         "willy: note: {} file(s) of {} left in {} by a willy run that no longer exists (killed?); willy leaves them alone. Remove them with: rm {}",
         left.len(),
         willy::units::Bytes(bytes),
@@ -276,7 +276,7 @@ pub(crate) fn reader_gone(e: &anyhow::Error) -> bool {
 /// when `--json -` has standard output for the JSON document alone.
 pub(crate) fn print_table(json: Option<&Path>, text: &str) -> std::io::Result<()> {
     if json.is_some_and(is_stdout) {
-        eprint!("{text}");
+        err!("{text}");
         Ok(())
     } else {
         out!("{text}")

@@ -58,7 +58,7 @@ impl Progress for Shown {
         self.started = Instant::now();
         match &self.bar {
             Some(b) => b.set_message(format!("{probe} ...")),
-            None => eprintln!("willy: probe {probe} ..."),
+            None => errln!("willy: probe {probe} ..."),
         }
     }
 
@@ -72,7 +72,7 @@ impl Progress for Shown {
         );
         match &self.bar {
             Some(b) => b.println(line),
-            None => eprintln!("{line}"),
+            None => errln!("{line}"),
         }
     }
 }
@@ -123,7 +123,7 @@ pub fn cmd_probe(args: ProbeArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<
     let target = args.target.to_string_lossy().into_owned();
     let (mut dev, warnings, _own) = open(&args, &interrupt)?;
     for w in &warnings {
-        eprintln!("willy: warning: {w}");
+        errln!("willy: warning: {w}");
     }
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = ProgressBar::new_spinner();
@@ -144,7 +144,7 @@ pub fn cmd_probe(args: ProbeArgs, interrupt: Arc<AtomicBool>) -> anyhow::Result<
     // The summary goes to stderr when the document goes to stdout; the
     // document is written even where the summary could not be printed.
     let printed = if args.json.as_deref().is_some_and(super::is_stdout) {
-        eprint!("{}", summary(&doc));
+        err!("{}", summary(&doc));
         Ok(())
     } else {
         out!("{}", summary(&doc))
@@ -217,7 +217,7 @@ fn write_probe_file(f: &Path, size: u64, interrupt: &AtomicBool) -> Result<(), E
             )));
         }
     }
-    eprintln!(
+    errln!(
         "willy: writing {} to {} to probe ...",
         human_bytes(size as f64),
         f.display()
@@ -350,7 +350,7 @@ pub(crate) fn probe_target(
     };
     let (mut dev, warnings, _own) = open(&args, interrupt)?;
     for w in &warnings {
-        eprintln!("willy: warning: {w}");
+        errln!("willy: warning: {w}");
     }
     let opts = ProbeOptions {
         seed,
@@ -363,6 +363,6 @@ pub(crate) fn probe_target(
     let label = target.to_string_lossy();
     let mut doc = willy::probe::probe(dev.as_mut(), &label, &opts, &mut shown)?;
     doc.warnings = warnings;
-    eprint!("{}", summary(&doc));
+    err!("{}", summary(&doc));
     Ok(doc)
 }

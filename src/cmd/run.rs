@@ -552,7 +552,7 @@ fn compare_fio(bed: &Testbed, r: &RunReport) -> anyhow::Result<willy::report::Fi
         runtime_secs: m.duration_secs.ceil().max(2.0) as u64,
     };
     let job = willy::fio::job_file("willy", &r.workload, &opts);
-    eprintln!(
+    errln!(
         "willy: fio: running the same workload on the same files for {} s",
         opts.ramp_secs + opts.runtime_secs
     );

@@ -59,7 +59,7 @@ impl Bar {
     fn done(&self, line: String) {
         match &self.bar {
             Some(b) => b.println(line),
-            None => eprintln!("{line}"),
+            None => errln!("{line}"),
         }
     }
 
@@ -116,13 +116,13 @@ fn plan_for(args: &RunArgs, bed: &Testbed) -> Result<(ScalePlan, String, Option<
 /// Says what the run will do, and with which thresholds.
 fn announce(bed: &Testbed, plan: &ScalePlan, cfg: &RunConfig, ckpt: &Path) {
     if let Some(cg) = bed.cgroup() {
-        eprintln!(
+        errln!(
             "willy: running in memory cgroup {} limited to {}",
             cg.path().display(),
             Bytes(bed.cache_limit().unwrap_or_default())
         );
     }
-    eprintln!(
+    errln!(
         "willy: scaling {}: three uniqueBytes sweeps from {} to {} ({} log-spaced points each, up to {} more where one drops): random reads and random writes to find the caches, then the focal vector; then {}; checkpoint {}",
         bed.target(),
         Bytes(plan.unique.from),
@@ -135,7 +135,7 @@ fn announce(bed: &Testbed, plan: &ScalePlan, cfg: &RunConfig, ckpt: &Path) {
         },
         ckpt.display()
     );
-    eprintln!(
+    errln!(
         "willy: thresholds: a drop is a run of log-log slopes below {STEEP_SLOPE} beyond the points' CIs losing at least {MIN_DROP}x (runs less than {MIN_PLATEAU}x of uniqueBytes apart are one); a read-probe cache is the uniqueBytes at the drop's onset (where h falls below {ONSET_H}, refined to {ONSET_RESOLUTION}x), a write-probe cache the one serving 1/2 at its centre; a write-probe cache within {SAME_CACHE}x of a read-probe cache is that cache; sizeMean and processNum grow while a doubling gains {IMPROVES}x (sizeMean at least to 1 MiB, processNum to {}; but in every region but the last, the final processNum curve goes as far as the focal searches did, whatever a doubling gains); focal sizeMean/processNum {}; each point stops at a 95% CI of +-{:.0}%",
         plan.max_process_num,
         match plan.focus {
@@ -199,7 +199,7 @@ fn announce_budget(args: &RunArgs, plan: &ScalePlan, budget: &TimeBudget<WallClo
     let share = args.budget.as_secs_f64() / expected as f64;
     let floor = budget.floor().as_secs_f64();
     let fills = 3 * plan.unique.fill_bytes();
-    eprintln!(
+    errln!(
         "willy: plan: about {expected} points in a budget of {}: about {:.0} s each (a warm-up of {:.0}-{:.0} s, then up to {:.0}-{:.0} s of measurement); the three sweeps write {} of files in all",
         fmt_duration(args.budget),
         share,
@@ -210,7 +210,7 @@ fn announce_budget(args: &RunArgs, plan: &ScalePlan, budget: &TimeBudget<WallClo
         Bytes(fills),
     );
     if share < MIN_POINT.as_secs_f64() {
-        eprintln!(
+        errln!(
             "willy: warning: a budget of {} gives each point less than {} s: points will be short and their confidence intervals wide; about {} would give each {} s (pass a longer --budget)",
             fmt_duration(args.budget),
             MIN_POINT.as_secs(),
@@ -219,7 +219,7 @@ fn announce_budget(args: &RunArgs, plan: &ScalePlan, budget: &TimeBudget<WallClo
         );
     }
     if args.cache_limit.is_none() && plan.unique.to > 8 << 30 {
-        eprintln!(
+        errln!(
             "willy: note: reaching the disk region needs working sets up to {}; priming one by random I/O takes far longer than the budget gives a point. --cache-limit 1GiB reaches the disk region at 4 GiB",
             Bytes(plan.unique.to)
         );
@@ -338,7 +338,7 @@ pub fn run(
         None => Checkpoint::open(&ckpt_path)?,
     };
     if let Some(w) = warning {
-        eprintln!("willy: warning: {w}");
+        errln!("willy: warning: {w}");
     }
     announce(bed, &plan, &cfg, &ckpt_path);
     if !bed.is_simulated() {
@@ -378,7 +378,7 @@ pub fn run(
     s.bar.finish();
     s.m.bed.release(); // the files go before anything else is said
     if matches!(result, Err(Error::Interrupted)) {
-        eprintln!(
+        errln!(
             "willy: interrupted; the points measured so far are in {}: --resume continues",
             ckpt_path.display()
         );
@@ -420,7 +420,7 @@ fn probe_first(
             .path()
             .unwrap_or_else(|| PathBuf::from(willy::target::DEFAULT_DIR)),
     };
-    eprintln!("willy: probing {} first (--probe) ...", target.display());
+    errln!("willy: probing {} first (--probe) ...", target.display());
     let p = super::probe::probe_target(&target, cfg.seed, &cfg.interrupt)?;
     willy::target::write_atomic(&path, &(serde_json::to_string_pretty(&p)? + "\n"))
         .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
@@ -450,7 +450,7 @@ fn conclude(
 ) -> anyhow::Result<()> {
     let unconfirmed = scaled.unconfirmed.clone();
     for w in &scaled.skipped {
-        eprintln!("willy: skipped (the budget could not afford it): {w}");
+        errln!("willy: skipped (the budget could not afford it): {w}");
     }
     let skipped = scaled.skipped.len();
     let mut profile = profile_of(scaled, bed, cfg);
@@ -499,7 +499,7 @@ fn resume_grid(
     }
     let ck = Checkpoint::open(ckpt_path)?;
     if let Some(to) = ck.sweep_to().filter(|&to| to != plan.unique.to) {
-        eprintln!(
+        errln!(
             "willy: note: resuming the interrupted run's sweeps to {} (a new run would sweep to {} now)",
             Bytes(to),
             Bytes(plan.unique.to)

@@ -205,7 +205,7 @@ impl Passes<'_> {
                 .ck
                 .measure_or_resume(w, &setting, |w| bed.measure(w, &c))?;
             let t = m.throughput_bytes_per_sec;
-            eprintln!(
+            errln!(
                 "willy: {pass} {}/{}: {w}: {}/s ({})",
                 i + 1,
                 ws.len(),
@@ -242,7 +242,7 @@ fn open(
     }
     let engine = args.engine.unwrap_or(profile.engine);
     if engine != profile.engine {
-        eprintln!(
+        errln!(
             "willy: note: measuring with the {} engine; the profile was measured with {}",
             engine.name(),
             profile.engine.name()
@@ -254,7 +254,7 @@ fn open(
     let cfg = args.run_config(engine, sim, typical, interrupt.clone());
     cfg.validate()?;
     if !sim && (args.min_time.is_none() || args.max_time.is_none()) {
-        eprintln!(
+        errln!(
             "willy: measuring each workload for {} to {}{} (--min-time, --max-time)",
             humantime::format_duration(cfg.min_duration),
             humantime::format_duration(cfg.max_duration),
@@ -279,7 +279,7 @@ fn open(
     super::note_leftovers(&target);
     let bed = Testbed::open(target, &opts)?;
     if let Some(limit) = bed.cache_limit() {
-        eprintln!(
+        errln!(
             "willy: measuring in a memory cgroup limited to {}",
             Bytes(limit)
         );
@@ -337,7 +337,7 @@ pub fn cmd_validate(args: ValidateArgs, interrupt: Arc<AtomicBool>) -> anyhow::R
     let report = match measure_all(&args, &profile, (pred, &models), &mut passes, setup) {
         Err(Error::Interrupted) => {
             drop(passes); // the files go first
-            eprintln!(
+            errln!(
                 "willy: interrupted; the workloads measured so far are in {}: --resume continues",
                 ckpt.display()
             );
@@ -454,7 +454,7 @@ fn baseline(
     };
     let axes = Orthogonal::axes(&profile.ranges, levels);
     let grid = Orthogonal::grid(&axes, block);
-    eprintln!(
+    errln!(
         "willy: orthogonal baseline: {} workloads ({levels:?} values of uniqueBytes, sizeMean, readFrac, seqFrac, processNum) against the profile's {} points",
         grid.len(),
         profile.points.len()

@@ -180,10 +180,16 @@ impl Drop for Guard {
             Ok(()) => {
                 let _ = std::fs::remove_file(&self.state);
             }
-            Err(e) => eprintln!(
-                "willy: could not restore the device's queue settings ({e}); they are recorded in {}",
-                self.state.display()
-            ),
+            // Not `eprintln!`, which panics where standard error is
+            // closed: a panic in a drop while unwinding aborts.
+            Err(e) => {
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "willy: could not restore the device's queue settings ({e}); they are recorded in {}",
+                    self.state.display()
+                );
+            }
         }
     }
 }

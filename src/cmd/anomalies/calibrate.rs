@@ -30,7 +30,7 @@ pub(super) fn calibration(
         .ok()
         .and_then(|t| serde_json::from_str::<Calibration>(&t).ok())
     {
-        eprintln!(
+        errln!(
             "willy: the model's calibration from the interrupted run ({})",
             saved.display()
         );
@@ -58,7 +58,7 @@ pub(super) fn calibration(
     // Past the cache several times over, and no more than a sample's.
     let big = big.min(cache * 4).max(16 << 20);
     let mut run = |what: &str, w: Workload, direct: bool| -> Result<f64, Error> {
-        eprintln!("willy: calibrating the model: {what}");
+        errln!("willy: calibrating the model: {what}");
         let s = Setting {
             workload: w,
             engine: 0,
@@ -121,7 +121,7 @@ pub(super) fn calibration(
         elapsed_s: started.elapsed().as_secs_f64(),
     };
     c.model = Layered::calibrated(&c).map_err(Error::Usage)?.describe();
-    eprintln!("willy: the model: {}", c.model);
+    errln!("willy: the model: {}", c.model);
     let json = serde_json::to_string(&c).expect("plain data");
     std::fs::write(saved, json + "\n")
         .map_err(|e| Error::io(format!("writing {}", saved.display()), e))?;

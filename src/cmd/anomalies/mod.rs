@@ -470,7 +470,7 @@ fn device_queue(
     if args.vary_scheduler {
         let (all, _) = queue.schedulers()?;
         if all.len() < 2 {
-            eprintln!(
+            errln!(
                 "willy: {} offers one I/O scheduler ({}): the scheduler is not varied",
                 dev.display(),
                 all.join("")
@@ -520,7 +520,7 @@ pub fn cmd_anomalies(args: AnomaliesArgs, interrupt: Arc<AtomicBool>) -> anyhow:
     check_resume(&ckpt, args.resume)?;
     let state = PathBuf::from(format!("{}.queue", ckpt.display()));
     if let Some(s) = Saved::recover(&state)? {
-        eprintln!(
+        errln!(
             "willy: put back the read_ahead_kb ({}) and scheduler ({}) of {} that an earlier run left changed",
             s.read_ahead_kb,
             s.scheduler,
@@ -558,7 +558,7 @@ pub fn cmd_anomalies(args: AnomaliesArgs, interrupt: Arc<AtomicBool>) -> anyhow:
     drop(bench); // files, cgroups and queue settings go first
     let samples = match measured {
         Err(Error::Interrupted) => {
-            eprintln!(
+            errln!(
                 "willy: interrupted; the samples measured so far are in {}: --resume continues",
                 ckpt.display()
             );
@@ -635,7 +635,7 @@ fn measure_all(
         let got = m.throughput_bytes_per_sec;
         let shortfall = an::shortfall(want, got);
         let anomalous = shortfall >= args.threshold;
-        eprintln!(
+        errln!(
             "willy: sample {}/{}: {}{}{}{}{}: {}/s, expected {}/s{}{}",
             i + 1,
             settings.len(),

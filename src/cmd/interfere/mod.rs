@@ -141,7 +141,7 @@ pub fn cmd_interfere(args: InterfereArgs, interrupt: Arc<AtomicBool>) -> anyhow:
     }
     let in_dir = target.path().is_some_and(|p| p.is_dir()) || matches!(target, TargetArg::Default);
     if in_dir && members.iter().any(|m| m.offset.is_some()) {
-        eprintln!("willy: note: `offset` places a workload on a device or simulated disk; in a directory the file system places the files");
+        errln!("willy: note: `offset` places a workload on a device or simulated disk; in a directory the file system places the files");
     }
     super::note_leftovers(&target);
     let opts = TestbedOptions {
@@ -151,7 +151,7 @@ pub fn cmd_interfere(args: InterfereArgs, interrupt: Arc<AtomicBool>) -> anyhow:
         ..TestbedOptions::default()
     };
     if let Some(note) = io_control_note(&target) {
-        eprintln!("willy: note: {note}");
+        errln!("willy: note: {note}");
     }
     let doc = if args.processes {
         processes::lead(&args, &members, &interrupt)?
@@ -221,7 +221,7 @@ fn measure(
         cfg,
         &mut |stage, s| {
             if current != Some(stage) {
-                eprintln!("willy: measuring {}", name(stage));
+                errln!("willy: measuring {}", name(stage));
                 current = Some(stage);
             }
             if interrupt.load(Ordering::Relaxed) {
@@ -242,7 +242,7 @@ fn measure(
                     format!("{}/s (CI {ci})", human_bytes(m.throughput_bytes_per_sec))
                 })
                 .collect();
-            eprintln!("willy: {}: {}", name(stage), each.join(", "));
+            errln!("willy: {}: {}", name(stage), each.join(", "));
         },
     );
     prog.borrow_mut().finish();

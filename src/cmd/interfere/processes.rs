@@ -87,20 +87,20 @@ pub fn lead(
     drop(tx);
     let n = members.len();
     let all: Vec<usize> = (0..n).collect();
-    eprintln!("willy: {n} processes make their files");
+    errln!("willy: {n} processes make their files");
     expect(&rx, &all, "ready", interrupt)?;
     let mut alone = Vec::new();
     for (k, m) in members.iter().enumerate() {
-        eprintln!("willy: measuring {} alone ({} of {})", m.name, k + 1, n + 1);
+        errln!("willy: measuring {} alone ({} of {})", m.name, k + 1, n + 1);
         let got = round(&mut workers, &rx, &[k], interrupt)?;
-        eprintln!(
+        errln!(
             "willy: {} alone: {}/s",
             m.name,
             human_bytes(got[0].throughput_bytes_per_sec)
         );
         alone.extend(got);
     }
-    eprintln!("willy: measuring all {n} together ({} of {})", n + 1, n + 1);
+    errln!("willy: measuring all {n} together ({} of {})", n + 1, n + 1);
     let target = TargetArg::parse(args.target.as_deref());
     let busy = StorageBusy::start(&target);
     let shared = round(&mut workers, &rx, &all, interrupt)?;
