@@ -156,10 +156,11 @@ pub(crate) fn che(
         t = 0.0;
         now = at(t);
     }
+    // To 1e-6 of the cache, as `composed::che`.
     for _ in 0..100 {
         let (filled, slope, _) = now;
         let gap = c - filled;
-        if gap <= 1e-9 * c || slope <= 0.0 {
+        if gap <= 1e-6 * c || slope <= 0.0 {
             break;
         }
         let next = t + gap / slope;
