@@ -2,7 +2,8 @@
 //! is done by the `willy`, `willy-predict` and `willy-scale` crates; each
 //! subcommand is one file in `cmd/`.
 //!
-//! Exit codes: 0 success, 1 a failure while running, 2 bad input (flags,
+//! Exit codes: 0 success (also where standard output's reader went
+//! away: `cmd::ReaderGone`), 1 a failure while running, 2 bad input (flags,
 //! workload, target), 3 `--verify` found data that is not what willy
 //! wrote, 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM,
 //! 129 by SIGHUP.
