@@ -3,7 +3,7 @@
 //! bus's preset, from a `willy probe` document, or from parameters given
 //! in a file; with `--measure`, the simulated bus beside it.
 
-use super::{check_json_path, print_table, write_json};
+use super::{check_json_path, table_and_json};
 use clap::Args;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -138,12 +138,9 @@ pub fn cmd_bus_model(args: BusModelArgs) -> anyhow::Result<()> {
         .filter(|_| args.measure)
         .map(|s| (s, args.seconds, args.pipeline));
     let doc = willy_predict::bus::document(&source, &model, &args.disks, &sizes, measure)?;
-    // The JSON is written even where the table could not be.
-    let printed = print_table(args.json.as_deref(), &table(&doc));
-    if let Some(p) = &args.json {
-        write_json(p, &(serde_json::to_string_pretty(&doc)? + "\n"))?;
-    }
-    Ok(printed?)
+    table_and_json(args.json.as_deref(), &table(&doc), || {
+        Ok(serde_json::to_string_pretty(&doc)? + "\n")
+    })
 }
 
 /// The document as a table.

@@ -1,6 +1,6 @@
 //! `willy compare`: two profiles on the same workloads (Chen 5.5).
 
-use super::{check_json_path, flags, load_profile, model, print_table, read_workloads, write_json};
+use super::{check_json_path, flags, load_profile, model, read_workloads, table_and_json};
 use clap::Args;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -82,11 +82,8 @@ pub fn cmd_compare(args: CompareArgs) -> anyhow::Result<()> {
             notes.join("; ")
         );
     }
-    // The JSON is written even where the table could not be.
-    let printed = print_table(args.json.as_deref(), &t);
-    if let Some(j) = &args.json {
+    table_and_json(args.json.as_deref(), &t, || {
         let (a, b) = (args.a.display().to_string(), args.b.display().to_string());
-        write_json(j, &to_sorted_json(&Comparison::new(a, b, rows)))?;
-    }
-    Ok(printed?)
+        Ok(to_sorted_json(&Comparison::new(a, b, rows)))
+    })
 }

@@ -272,15 +272,26 @@ pub(crate) fn reader_gone(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Prints a command's table: to standard output, or to standard error
-/// when `--json -` has standard output for the JSON document alone.
-pub(crate) fn print_table(json: Option<&Path>, text: &str) -> std::io::Result<()> {
-    if json.is_some_and(is_stdout) {
-        err!("{text}");
+/// Prints a command's table, then writes its JSON document (`doc`, made
+/// only where `--json` asks for it) to `json`: the table to standard
+/// output, or to standard error when `--json -` has standard output for
+/// the document alone. The document is written even where the table
+/// could not be printed (a reader that went away).
+pub(crate) fn table_and_json(
+    json: Option<&Path>,
+    table: &str,
+    doc: impl FnOnce() -> anyhow::Result<String>,
+) -> anyhow::Result<()> {
+    let printed = if json.is_some_and(is_stdout) {
+        err!("{table}");
         Ok(())
     } else {
-        out!("{text}")
+        out!("{table}")
+    };
+    if let Some(p) = json {
+        write_json(p, &doc()?)?;
     }
+    Ok(printed?)
 }
 
 /// Reads a profile, with errors that say what to do.

@@ -1,6 +1,6 @@
 //! `willy predict`: workloads' throughput from a profile.
 
-use super::{check_json_path, flags, load_profile, model, print_table, read_workloads, write_json};
+use super::{check_json_path, flags, load_profile, model, read_workloads, table_and_json};
 use clap::Args;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -62,11 +62,8 @@ pub fn cmd_predict(args: PredictArgs) -> anyhow::Result<()> {
             flags(p)
         );
     }
-    // The JSON is written even where the table could not be.
-    let printed = print_table(args.json.as_deref(), &t);
-    if let Some(j) = &args.json {
+    table_and_json(args.json.as_deref(), &t, || {
         let doc = Predictions::new(args.profile.display().to_string(), out);
-        write_json(j, &to_sorted_json(&doc))?;
-    }
-    Ok(printed?)
+        Ok(to_sorted_json(&doc))
+    })
 }

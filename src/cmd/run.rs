@@ -566,12 +566,9 @@ fn compare_fio(bed: &Testbed, r: &RunReport) -> anyhow::Result<willy::report::Fi
 
 /// Prints the table and writes the JSON (atomically).
 fn finish(args: &RunArgs, report: RunReport) -> anyhow::Result<()> {
-    // The JSON is written even where the table could not be.
-    let printed = super::print_table(args.json.as_deref(), &output::table(&report));
-    if let Some(p) = &args.json {
-        super::write_json(p, &(serde_json::to_string_pretty(&report)? + "\n"))?;
-    }
-    Ok(printed?)
+    super::table_and_json(args.json.as_deref(), &output::table(&report), || {
+        Ok(serde_json::to_string_pretty(&report)? + "\n")
+    })
 }
 
 fn report(

@@ -723,11 +723,8 @@ fn che(c: f64, classes: &[(f64, f64, f64); 2], from: f64) -> (f64, [f64; 2]) {
     }
     // Newton's method: `filled` is increasing and concave, so from below
     // the root the iterates rise to it without passing it, and from above
-    // the first step lands below it. To 1e-6 of the cache: the fixed
-    // point asks the hit ratios to 1e-4. Against 1e-9, three of 6843
-    // validated workloads' predictions (the presets' seeds 1, 7, 3, 5, 11
-    // and 12 and this machine's runs) moved, by at most 0.06%, and the
-    // `willy` model ran 4-7.5% faster (docs/PREDICTION.md, "Speed").
+    // the first step lands below it ([`stack::CHE_TOLERANCE`] of the
+    // cache).
     let mut t = if from.is_finite() { from.max(0.0) } else { 0.0 };
     let mut e = missing(t);
     let (f, d) = filled(&e);
@@ -739,7 +736,7 @@ fn che(c: f64, classes: &[(f64, f64, f64); 2], from: f64) -> (f64, [f64; 2]) {
     for _ in 0..200 {
         let (f, d) = filled(&e);
         let gap = c - f;
-        if gap <= 1e-6 * c || d <= 0.0 {
+        if gap <= stack::CHE_TOLERANCE * c || d <= 0.0 {
             break;
         }
         let next = t + gap / d;

@@ -5,7 +5,7 @@
 
 mod processes;
 
-use super::{check_json_path, print_table, write_json};
+use super::{check_json_path, table_and_json};
 use crate::progress::Progress;
 use clap::Args;
 use std::path::PathBuf;
@@ -159,12 +159,9 @@ pub fn cmd_interfere(args: InterfereArgs, interrupt: Arc<AtomicBool>) -> anyhow:
         let mut bed = Testbed::open(target, &opts)?;
         measure(&mut bed, &members, &cfg, &interrupt)?
     };
-    // The JSON is written even where the table could not be.
-    let printed = print_table(args.json.as_deref(), &table(&doc));
-    if let Some(p) = &args.json {
-        write_json(p, &(serde_json::to_string_pretty(&doc)? + "\n"))?;
-    }
-    Ok(printed?)
+    table_and_json(args.json.as_deref(), &table(&doc), || {
+        Ok(serde_json::to_string_pretty(&doc)? + "\n")
+    })
 }
 
 /// `--processes` and `cacheLimit` go together, on real targets.
