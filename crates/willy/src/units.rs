@@ -84,7 +84,8 @@ impl<'de> Deserialize<'de> for Bytes {
                     Ok(Bytes(v as u64))
                 } else {
                     Err(E::custom(format!(
-                        "byte size must be a whole, non-negative number, got {v}"
+                        "byte size must be a whole, non-negative number below 2^64, got {}",
+                        shown(v)
                     )))
                 }
             }
@@ -105,6 +106,16 @@ impl schemars::JsonSchema for Bytes {
             "description": "A byte count: an integer, or a string with a unit (\"64KiB\", \"1.5GiB\", \"100MB\"). Written by willy as an integer.",
             "type": ["integer", "string"]
         })
+    }
+}
+
+/// A number as a one-line error shows it: in full up to 1e15, in
+/// scientific notation beyond (`1e300`, not three hundred digits).
+pub(crate) fn shown(v: f64) -> String {
+    if v.is_finite() && v.abs() >= 1e15 {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
     }
 }
 
@@ -130,7 +141,8 @@ impl Think {
             Ok(Think(Duration::from_secs_f64(secs)))
         } else {
             Err(format!(
-                "duration must be between 0 and 3600 seconds, got {secs}"
+                "duration must be between 0 and 3600 seconds, got {}",
+                shown(secs)
             ))
         }
     }
@@ -209,6 +221,15 @@ mod tests {
         assert!(serde_json::from_str::<Bytes>("-1").is_err());
         assert!(serde_json::from_str::<Bytes>("1.5").is_err());
         assert!(serde_json::from_str::<Bytes>("\"4 furlongs\"").is_err());
+        // A huge number is named short, not in three hundred digits.
+        let e = serde_json::from_str::<Bytes>("1e300")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("got 1e300"), "{e}");
+        let e = serde_json::from_str::<Bytes>("2.5")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("got 2.5"), "{e}");
     }
 
     #[test]
@@ -217,6 +238,8 @@ mod tests {
         assert_eq!(Think::parse("0.5").unwrap().0, Duration::from_millis(500));
         assert!(Think::parse("-1").is_err());
         assert!(Think::parse("soon").is_err());
+        let e = Think::parse("1e300").unwrap_err();
+        assert!(e.ends_with("got 1e300"), "{e}");
     }
 
     #[test]

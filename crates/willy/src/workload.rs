@@ -170,6 +170,7 @@ impl Workload {
         }
         for (k, v) in [("readFrac", self.read_frac), ("seqFrac", self.seq_frac)] {
             if !(0.0..=1.0).contains(&v) {
+                let v = crate::units::shown(v);
                 return bad(format!("{k} must be between 0 and 1, got {v}"));
             }
         }
@@ -284,6 +285,11 @@ mod tests {
                 "\"readFrac\":0.5",
                 "\"readFrac\":1.5",
                 "readFrac must be between 0 and 1",
+            ),
+            (
+                "\"seqFrac\":0.25",
+                "\"seqFrac\":1e200",
+                "seqFrac must be between 0 and 1, got 1e200",
             ),
             (
                 "\"processNum\":4",
