@@ -48,12 +48,28 @@
 //! workloads validated in at least three runs), which shows whether a
 //! run's miss in a region came from its profile or from its measurements.
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::process::ExitCode;
 use willy::doc::validation::ValidationReport;
 use willy_predict::profile::Profile;
 use willy_predict::validate::{median, rel_error};
 use willy_predict::willy::workload::Workload;
 use willy_predict::{Model, Named};
+
+/// `println!` that ends the program quietly when standard output's reader
+/// has gone (`rescore ... | head`), and with a one-line error on any other
+/// failure to write, instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            eprintln!("rescore: {e}");
+            std::process::exit(1);
+        }
+    };
+}
 
 fn read(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
@@ -121,7 +137,7 @@ fn split(pairs: &[(String, String)]) -> Result<(), String> {
         runs.push((v.clone(), run));
     }
     let abs = |x: f64| x.exp_m1().abs() * 100.0;
-    println!("median |error| over each run's workloads, %: the run's / less each workload's bias in the other runs / that bias alone");
+    say!("median |error| over each run's workloads, %: the run's / less each workload's bias in the other runs / that bias alone");
     for (r, (name, run)) in runs.iter().enumerate() {
         let mut line = format!("{name:<50}");
         for (m, model) in names.iter().enumerate() {
@@ -158,7 +174,7 @@ fn split(pairs: &[(String, String)]) -> Result<(), String> {
                 line += &format!(" {label} {a:4.1}/{b:4.1}/{c:4.1} ({count})");
             }
         }
-        println!("{line}");
+        say!("{line}");
     }
     spread(&names, &runs);
     Ok(())
@@ -199,7 +215,7 @@ fn spread(names: &[&str], runs: &[(String, Run)]) {
     for (m, model) in names.iter().enumerate() {
         line += &format!(", {model} {:.1}", median_sd(&|x| x.3[m]));
     }
-    println!("{line}");
+    say!("{line}");
 }
 
 /// The standard deviation of `v` (over `v.len()`; not empty).
@@ -245,15 +261,15 @@ fn by_run(name: &str, each: &BTreeMap<(u64, u64, u32), Vec<Taken>>) {
                 .push(std::array::from_fn(|j| a[j] - mid[j]));
         }
     }
-    println!("{name}: by run and region, median distance from each workload's median over the runs, log %");
-    println!(
+    say!("{name}: by run and region, median distance from each workload's median over the runs, log %");
+    say!(
         "run region workloads | {} | prediction | measured",
         PARTS.join(" ")
     );
     for ((run, region), ds) in &dev {
         let at = |j: usize| 100.0 * median(&ds.iter().map(|d| d[j]).collect::<Vec<_>>());
         let parts: Vec<String> = (0..6).map(|j| format!("{:+.1}", at(j))).collect();
-        println!(
+        say!(
             "{run} {region} {} | {} | {:+.1} | {:+.1}",
             ds.len(),
             parts.join(" "),
@@ -291,7 +307,7 @@ fn factors(pairs: &[(String, String)]) -> Result<(), String> {
     for (name, each) in names.iter().zip(&parts) {
         by_run(name, each);
     }
-    println!("run to run, median standard deviation of each part of the log of a prediction, %");
+    say!("run to run, median standard deviation of each part of the log of a prediction, %");
     for (name, each) in names.iter().zip(&parts) {
         let runs: Vec<&Vec<Taken>> = each.values().filter(|v| v.len() > 1).collect();
         let mut line = format!("{name:<6} ({} workloads)", runs.len());
@@ -302,7 +318,7 @@ fn factors(pairs: &[(String, String)]) -> Result<(), String> {
                 .collect();
             line += &format!(" {part} {:.1}", median(&sds) * 100.0);
         }
-        println!("{line}");
+        say!("{line}");
     }
     Ok(())
 }
@@ -352,7 +368,7 @@ fn one(profile: &str, validation: &str, flags: Flags) -> Result<(), String> {
             }
         }
     }
-    println!("{line}");
+    say!("{line}");
     if points {
         for x in v.points.iter().filter(|x| all || x.region == last) {
             let w = &x.workload;
@@ -370,7 +386,7 @@ fn one(profile: &str, validation: &str, flags: Flags) -> Result<(), String> {
                 let tp = m.predict(w).predicted_throughput_bytes_per_sec * scale(x.region);
                 l += &format!(", {name} {tp:.3e}");
             }
-            println!("{l}");
+            say!("{l}");
         }
     }
     Ok(())
