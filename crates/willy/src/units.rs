@@ -109,10 +109,12 @@ impl schemars::JsonSchema for Bytes {
     }
 }
 
-/// A number as a one-line error shows it: in full up to 1e15, in
-/// scientific notation beyond (`1e300`, not three hundred digits).
+/// A number as a one-line error shows it: in full from 1e-6 to 1e15, in
+/// scientific notation beyond (`1e300` or `-1e-300`, not three hundred
+/// digits).
 pub(crate) fn shown(v: f64) -> String {
-    if v.is_finite() && v.abs() >= 1e15 {
+    let a = v.abs();
+    if v.is_finite() && v != 0.0 && !(1e-6..1e15).contains(&a) {
         format!("{v:e}")
     } else {
         format!("{v}")
@@ -240,6 +242,10 @@ mod tests {
         assert!(Think::parse("soon").is_err());
         let e = Think::parse("1e300").unwrap_err();
         assert!(e.ends_with("got 1e300"), "{e}");
+        let e = Think::parse("-1e-300").unwrap_err();
+        assert!(e.ends_with("got -1e-300"), "{e}");
+        let e = Think::parse("-0.5").unwrap_err();
+        assert!(e.ends_with("got -0.5"), "{e}");
     }
 
     #[test]
