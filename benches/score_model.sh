@@ -74,7 +74,7 @@ for p in "${presets[@]}"; do
     [ ${#args[@]} -gt 0 ] && "$rescore" "${args[@]}" | python3 -c "$summary" "$p"
 done
 runs=()
-for d in "$here"/docs/runs/2026-11-2[6789]*/; do
+for d in "$here"/docs/runs/20*/; do
     n=$(basename "$d")
     [[ "$n" < 2026-11-26g ]] && continue
     [ -f "$d/1g-psync-validation.json" ] || continue

@@ -7,12 +7,18 @@ pooled over its held-out seeds and binned by each parameter
     python3 benches/experiments/region_bias.py PRESET REGION DIR [LO HI]
 
 DIR is benches/score_model.sh's: PRESET.json and the validations
-v-PRESET.json (seed 1) and vS-PRESET.json. With LO and HI (MiB), the
+v-PRESET.json (seed 1) and vS-PRESET.json. With PRESET `runs`, this
+machine's runs in DIR (docs/runs) since 2026-11-26g are pooled instead,
+as benches/score_model.sh scores them (every run validates the same 50
+workloads, so a bin counts each of its workloads once a run). REGION is a number, or `last`
+for each profile's last region. With LO and HI (MiB), the
 workloads of uniqueBytes in [LO, HI) are also listed, by willy's error.
 A signed error is predicted / measured - 1; each line gives the median
 of it and of its absolute value over the workloads in the bin.
 """
+import os
 import re
+import signal
 import statistics as st
 import subprocess
 import sys
@@ -25,20 +31,36 @@ POINT = re.compile(
 UNIT = {"B": 1 / 1048576, "KiB": 1 / 1024, "MiB": 1, "GiB": 1024}
 
 
-def rows(preset, region, d):
-    out = []
+def pairs(preset, d):
+    """(label, profile, validation) for each validation to pool."""
+    if preset == "runs":
+        for run in sorted(os.listdir(d)):
+            v = f"{d}/{run}/1g-psync-validation.json"
+            if run >= "2026-11-26g" and os.path.exists(v):
+                yield run, f"{d}/{run}/1g-psync-profile.json", v
+        return
     for s in SEEDS:
         v = f"{d}/v-{preset}.json" if s == 1 else f"{d}/v{s}-{preset}.json"
+        yield s, f"{d}/{preset}.json", v
+
+
+def rows(preset, region, d):
+    out = []
+    for s, p, v in pairs(preset, d):
         try:
             text = subprocess.run(
-                ["./target/release/examples/rescore", "--all", f"{d}/{preset}.json", v],
+                ["./target/release/examples/rescore", "--all", p, v],
                 capture_output=True, text=True, check=True,
             ).stdout
         except (subprocess.CalledProcessError, FileNotFoundError):
             continue
-        for line in text.splitlines():
+        lines = text.splitlines()
+        # The summary line names every region of this profile.
+        last = len(re.findall(r"region \d+", lines[0].split("willy:")[-1])) - 1 if lines else 0
+        want = last if region == "last" else int(region)
+        for line in lines:
             m = POINT.search(line)
-            if not m or int(m.group(1)) != region:
+            if not m or int(m.group(1)) != want:
                 continue
             g = m.groups()
             me, c, w = float(g[8]), float(g[9]), float(g[10])
@@ -67,7 +89,7 @@ def bins(rs, key, edges):
 def main():
     if len(sys.argv) not in (4, 6):
         sys.exit(__doc__)
-    preset, region, d = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    preset, region, d = sys.argv[1], sys.argv[2], sys.argv[3]
     rs = rows(preset, region, d)
     print("median signed / absolute error (predicted / measured - 1)")
     line("all", rs)
@@ -87,4 +109,5 @@ def main():
         bins(sub, "r", [0, 0.25, 0.5, 0.75, 1.01])
 
 
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
 main()
