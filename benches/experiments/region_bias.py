@@ -107,6 +107,16 @@ def main():
         line("", [x for x in sub if x["size"] >= 128 and x["q"] >= 0.5])
         print(f"uniqueBytes {lo:g}-{hi:g} MiB, by readFrac:")
         bins(sub, "r", [0, 0.25, 0.5, 0.75, 1.01])
+        # Each workload once (a run's is measured in every run), by willy's
+        # median signed error.
+        same = {}
+        for x in sub:
+            same.setdefault((round(x["u"]), round(x["size"]), x["r"], x["q"], x["n"]), []).append(x)
+        print("each workload: uniqueBytes MiB, size KiB, readFrac, seqFrac, processNum,"
+              " validations, median signed error willy / chen")
+        for k, xs in sorted(same.items(), key=lambda kv: st.median(x["we"] for x in kv[1])):
+            print(f"  {k[0]:7d} {k[1]:6d} {k[2]:.3f} {k[3]:.3f} {k[4]:2d}  {len(xs):3d}"
+                  f"  {st.median(x['we'] for x in xs):+.3f} / {st.median(x['ce'] for x in xs):+.3f}")
 
 
 signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
