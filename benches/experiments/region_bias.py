@@ -10,9 +10,10 @@ DIR is benches/score_model.sh's: PRESET.json and the validations
 v-PRESET.json (seed 1) and vS-PRESET.json. With PRESET `runs`, this
 machine's runs in DIR (docs/runs) since 2026-11-26g are pooled instead,
 as benches/score_model.sh scores them (every run validates the same 50
-workloads, so a bin counts each of its workloads once a run). REGION is a number, or `last`
-for each profile's last region. With LO and HI (MiB), the
-workloads of uniqueBytes in [LO, HI) are also listed, by willy's error.
+workloads, so a bin counts each of its workloads once a run). REGION
+is a number, or `last` for each profile's last region. With LO and HI
+(MiB), the workloads of uniqueBytes in [LO, HI) are also listed, by
+willy's error.
 A signed error is predicted / measured - 1; each line gives the median
 of it and of its absolute value over the workloads in the bin.
 """
@@ -90,6 +91,8 @@ def main():
     if len(sys.argv) not in (4, 6):
         sys.exit(__doc__)
     preset, region, d = sys.argv[1], sys.argv[2], sys.argv[3]
+    if region != "last" and not region.isdigit():
+        sys.exit(f"region_bias.py: REGION is a number or `last`, got {region!r}")
     rs = rows(preset, region, d)
     print("median signed / absolute error (predicted / measured - 1)")
     line("all", rs)
